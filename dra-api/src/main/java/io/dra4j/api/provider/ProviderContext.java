@@ -1,0 +1,141 @@
+package io.dra4j.api.provider;
+
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * What the runtime tells a provider about its surroundings. File-system roots are configurable so
+ * discovery can run on a fake sysfs tree in tests, or on a host mount inside a container.
+ *
+ * @param driverName the DRA driver name, e.g. {@code gpu.example.com}
+ * @param nodeName the node this driver runs on; node-local pools are usually named after it
+ * @param config provider settings from flags, environment or a config file ({@code devices=8})
+ * @param sysfsRoot where the host's {@code /sys} is visible
+ * @param devRoot where the host's {@code /dev} is visible (required device nodes are checked here)
+ * @param pluginDataDir a private directory that survives restarts
+ * @param inventoryListener notified by {@link #inventoryChanged()}
+ */
+public record ProviderContext(
+    String driverName,
+    String nodeName,
+    Map<String, String> config,
+    Path sysfsRoot,
+    Path devRoot,
+    Path pluginDataDir,
+    Runnable inventoryListener) {
+
+  public ProviderContext {
+    Objects.requireNonNull(driverName, "driverName");
+    Objects.requireNonNull(nodeName, "nodeName");
+    config = Map.copyOf(config);
+    Objects.requireNonNull(sysfsRoot, "sysfsRoot");
+    Objects.requireNonNull(devRoot, "devRoot");
+    Objects.requireNonNull(pluginDataDir, "pluginDataDir");
+    Objects.requireNonNull(inventoryListener, "inventoryListener");
+  }
+
+  /** A setting, if present. */
+  public Optional<String> config(String key) {
+    return Optional.ofNullable(config.get(key));
+  }
+
+  /**
+   * An integer setting.
+   *
+   * @throws IllegalArgumentException naming the key when the value is not an integer
+   */
+  public int configInt(String key, int defaultValue) {
+    String v = config.get(key);
+    if (v == null) {
+      return defaultValue;
+    }
+    try {
+      return Integer.parseInt(v.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("setting " + key + "=\"" + v + "\" must be an integer", e);
+    }
+  }
+
+  /**
+   * A boolean setting ({@code true}/{@code false}).
+   *
+   * @throws IllegalArgumentException naming the key when the value is neither
+   */
+  public boolean configBool(String key, boolean defaultValue) {
+    String v = config.get(key);
+    if (v == null) {
+      return defaultValue;
+    }
+    if (v.equalsIgnoreCase("true") || v.equalsIgnoreCase("false")) {
+      return Boolean.parseBoolean(v);
+    }
+    throw new IllegalArgumentException("setting " + key + "=\"" + v + "\" must be true or false");
+  }
+
+  /**
+   * Tells the runtime the devices changed (hot-plug, a partition created): it calls {@link
+   * DeviceProvider#discover} again and republishes what changed.
+   */
+  public void inventoryChanged() {
+    inventoryListener.run();
+  }
+
+  /** A context with the host's own roots and a temporary plugin directory, for tests. */
+  public static Builder builder(String driverName, String nodeName) {
+    return new Builder(driverName, nodeName);
+  }
+
+  /** Builds a {@link ProviderContext}. */
+  public static final class Builder {
+    private final String driverName;
+    private final String nodeName;
+    private final Map<String, String> config = new TreeMap<>();
+    private Path sysfsRoot = Path.of("/sys");
+    private Path devRoot = Path.of("/dev");
+    private Path pluginDataDir = Path.of(System.getProperty("java.io.tmpdir"));
+    private Runnable inventoryListener = () -> {};
+
+    private Builder(String driverName, String nodeName) {
+      this.driverName = driverName;
+      this.nodeName = nodeName;
+    }
+
+    public Builder config(String key, String value) {
+      config.put(key, value);
+      return this;
+    }
+
+    public Builder config(Map<String, String> values) {
+      config.putAll(values);
+      return this;
+    }
+
+    public Builder sysfsRoot(Path value) {
+      sysfsRoot = value;
+      return this;
+    }
+
+    public Builder devRoot(Path value) {
+      devRoot = value;
+      return this;
+    }
+
+    public Builder pluginDataDir(Path value) {
+      pluginDataDir = value;
+      return this;
+    }
+
+    public Builder inventoryListener(Runnable value) {
+      inventoryListener = value;
+      return this;
+    }
+
+    public ProviderContext build() {
+      return new ProviderContext(
+          driverName, nodeName, config, sysfsRoot, devRoot, pluginDataDir, inventoryListener);
+    }
+  }
+}

@@ -1,0 +1,69 @@
+package io.dra4j.api.device;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class DeviceJsonTest {
+  private final ObjectMapper mapper = new ObjectMapper().registerModule(new Jdk8Module());
+
+  @Test
+  void serializesToTheKubernetesShape() throws Exception {
+    Device d =
+        Device.builder("gpu-0")
+            .attribute("type", "gpu")
+            .attribute("index", 0)
+            .attribute("driverVersion", DeviceAttribute.version("550.1.0"))
+            .attribute(StandardAttributes.NUMA_NODE, DeviceAttribute.ofInts(List.of(0L, 1L)))
+            .capacity("memory", Quantity.ofBytes(80L << 30))
+            .taint(DeviceTaint.of("gpu.example.com/unhealthy", "XID79", TaintEffect.NO_SCHEDULE))
+            .build();
+    JsonNode json = mapper.valueToTree(d);
+    assertThat(json.toString())
+        .isEqualTo(
+            "{\"name\":\"gpu-0\",\"attributes\":{\"driverVersion\":{\"version\":\"550.1.0\"},"
+                + "\"index\":{\"int\":0},\"resource.kubernetes.io/numaNode\":{\"ints\":[0,1]},"
+                + "\"type\":{\"string\":\"gpu\"}},\"capacity\":{\"memory\":{\"value\":\"80Gi\"}},"
+                + "\"taints\":[{\"key\":\"gpu.example.com/unhealthy\",\"value\":\"XID79\","
+                + "\"effect\":\"NoSchedule\"}]}");
+    assertThat(mapper.treeToValue(json, Device.class)).isEqualTo(d);
+  }
+
+  @Test
+  void keepsFieldsItDoesNotKnow() throws Exception {
+    String in =
+        "{\"name\":\"d\",\"futureField\":{\"a\":1},\"allowMultipleAllocations\":true,"
+            + "\"attributes\":{\"x\":{\"bool\":true}}}";
+    Device d = mapper.readValue(in, Device.class);
+    assertThat(d.allowMultipleAllocations()).isTrue();
+    assertThat(d.unknownFields()).containsKey("futureField");
+    assertThat(d.nodeName()).isEmpty();
+    assertThat(d.attribute("x")).contains(DeviceAttribute.of(true));
+    assertThat(mapper.readTree(mapper.writeValueAsString(d))).isEqualTo(mapper.readTree(in));
+  }
+
+  @Test
+  void quantitiesCompareByValue() {
+    assertThat(Quantity.parse("1024Mi")).isEqualTo(Quantity.parse("1Gi"));
+    assertThat(Quantity.parse("1024Mi").hashCode()).isEqualTo(Quantity.parse("1Gi").hashCode());
+    assertThat(Quantity.parse("500m")).isEqualTo(Quantity.parse("0.5"));
+    assertThat(Quantity.parse("1e3")).isEqualTo(Quantity.parse("1k"));
+    assertThat(Quantity.parse("40Gi")).isLessThan(Quantity.parse("80Gi"));
+    assertThat(Quantity.ofBytes(1536L << 20).toString()).isEqualTo("1536Mi");
+    assertThat(Quantity.parse("1.5").longValue()).isEqualTo(2);
+    assertThat(Quantity.parse("1Gi").add(Quantity.parse("512Mi")).toString())
+        .isEqualTo("1610612736");
+  }
+
+  @Test
+  void rejectsBadQuantitiesWithTheRule() {
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> Quantity.parse("12 Gi"))
+        .hasMessageContaining("invalid quantity \"12 Gi\"");
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> Quantity.parse("1Gb"))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+}
