@@ -15,6 +15,7 @@ import io.dra4j.nvidia.nvml.Nvml.GpuInstanceProfile;
 import io.dra4j.nvidia.nvml.Nvml.Placement;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -67,7 +68,8 @@ final class InventoryLayout {
     Layout {
       devices = List.copyOf(devices);
       counterSets = List.copyOf(counterSets);
-      index = Map.copyOf(index);
+      // Publishing order, so health reports list devices the way the slices do.
+      index = Collections.unmodifiableMap(new LinkedHashMap<>(index));
     }
   }
 
