@@ -3,7 +3,7 @@
 # generate-test-resources). Without gcc it prints a WARNING and exits 0 so the NVML tests skip,
 # unless DRA4J_REQUIRE_PEERS=1, in which case a missing gcc fails the build.
 set -eu
-src_dir=$(dirname "$0")
+src_dir=${0%/*}
 out_dir=${1:?usage: build.sh <output dir>}
 src="$src_dir/fake_nvml.c"
 

@@ -27,6 +27,7 @@ import io.dra4j.nvidia.nvml.Nvml.DeviceHandle;
 import io.dra4j.nvidia.nvml.NvmlException;
 import io.dra4j.nvidia.nvml.NvmlLoader;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -196,6 +197,8 @@ public final class NvidiaDeviceProvider implements DeviceProvider, HealthReporti
         throw new DeviceException(d.device() + ": " + e.getMessage(), e);
       } catch (IOException e) {
         throw new DeviceException(d.device() + ": " + e.getMessage(), e);
+      } catch (UncheckedIOException e) {
+        throw new DeviceException(d.device() + ": " + e.getMessage(), e.getCause());
       }
     }
     return PrepareResult.of(out);

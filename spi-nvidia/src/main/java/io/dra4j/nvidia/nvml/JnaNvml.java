@@ -200,7 +200,7 @@ final class JnaNvml implements Nvml {
   public Optional<DeviceHandle> migDeviceByIndex(DeviceHandle device, int index) {
     PointerByReference p = new PointerByReference();
     int rc = lib.nvmlDeviceGetMigDeviceHandleByIndex(ptr(device.address()), index, p);
-    if (rc == NvmlReturn.NOT_FOUND.code()) {
+    if (rc == NvmlReturn.NOT_FOUND.code() || rc == NvmlReturn.INVALID_ARGUMENT.code()) {
       return Optional.empty();
     }
     check("nvmlDeviceGetMigDeviceHandleByIndex", rc);

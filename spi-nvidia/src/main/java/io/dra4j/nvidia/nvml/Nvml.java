@@ -95,7 +95,10 @@ public interface Nvml {
   /** {@code nvmlDeviceGetMaxMigDeviceCount}. */
   int maxMigDeviceCount(DeviceHandle device);
 
-  /** {@code nvmlDeviceGetMigDeviceHandleByIndex}; empty for an unused index ({@code NOT_FOUND}). */
+  /**
+   * {@code nvmlDeviceGetMigDeviceHandleByIndex}; empty for an unused index ({@code NOT_FOUND} or
+   * {@code INVALID_ARGUMENT}).
+   */
   Optional<DeviceHandle> migDeviceByIndex(DeviceHandle device, int index);
 
   /** {@code nvmlDeviceGetGpuInstanceId} of a MIG device handle. */
