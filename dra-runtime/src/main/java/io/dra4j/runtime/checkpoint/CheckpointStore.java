@@ -170,6 +170,10 @@ public final class CheckpointStore {
         problems.add(new CheckpointProblem(p, Optional.of(uid), e.getMessage(), e.movedTo()));
       } catch (NoSuchFileException e) {
         // Deleted since the directory was read: nothing to recover.
+      } catch (IOException e) {
+        String msg = "checkpoint " + p + " for claim " + uid + " cannot be read: " + e;
+        LOG.error(msg);
+        problems.add(new CheckpointProblem(p, Optional.of(uid), msg, Optional.empty()));
       }
     }
     return new CheckpointListing(records, problems);
@@ -190,17 +194,16 @@ public final class CheckpointStore {
         LOG.error(msg);
         throw new CheckpointException(msg, file, Optional.empty());
       }
-      Path aside = moveAside(file, uid);
-      String msg =
-          "checkpoint "
-              + file
-              + " for claim "
-              + uid
-              + " is corrupt ("
-              + e.getMessage()
-              + "); moved to "
-              + aside.getFileName()
-              + " and ignored";
+      String what = "checkpoint " + file + " for claim " + uid + " is corrupt (" + e.getMessage();
+      Path aside;
+      try {
+        aside = moveAside(file, uid);
+      } catch (IOException moveFailure) {
+        String msg = what + "); it could not be moved aside: " + moveFailure;
+        LOG.error(msg);
+        throw new CheckpointException(msg, file, Optional.empty());
+      }
+      String msg = what + "); moved to " + aside.getFileName() + " and ignored";
       LOG.error(msg);
       throw new CheckpointException(msg, file, Optional.of(aside));
     }

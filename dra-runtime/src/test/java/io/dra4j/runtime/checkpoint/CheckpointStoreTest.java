@@ -373,6 +373,21 @@ class CheckpointStoreTest {
     assertThat(foreign).exists();
   }
 
+  @Test
+  void anUnreadableEntryIsReportedWithoutStoppingTheListing() throws Exception {
+    store.write(started(UID_A));
+    Files.createDirectories(file(UID_B));
+
+    CheckpointListing listing = store.list();
+
+    assertThat(listing.records()).extracting(r -> r.claim().uid()).containsExactly(UID_A);
+    assertThat(listing.problems()).hasSize(1);
+    assertThat(listing.problems().get(0).message())
+        .contains(file(UID_B).toString())
+        .contains("cannot be read");
+    assertThat(listing.claimUids()).containsExactly(UID_A, UID_B);
+  }
+
   private Path install(String fixture, String uid) throws IOException {
     return Files.write(file(uid), CheckpointFormatTest.fixture(fixture));
   }
