@@ -62,6 +62,9 @@ public final class CompiledSelector {
       throw failure(device, describe(e), false, e);
     } catch (CostTracker.LimitExceeded e) {
       throw costFailure(device, e);
+    } catch (RuntimeException e) {
+      // Callers handle one exception type per device; nothing from the interpreter escapes raw.
+      throw failure(device, "unexpected evaluation failure: " + e, false, e);
     }
     if (cost.exceeded()) {
       throw costFailure(device, null);

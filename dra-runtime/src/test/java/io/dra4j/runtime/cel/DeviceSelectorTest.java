@@ -169,6 +169,9 @@ class DeviceSelectorTest {
     assertThat(eval("device.attributes['other.com'].size() == 0")).isTrue();
     assertThat(eval("device.capacity['other.com'].size() == 0")).isTrue();
     assertThat(eval("'other.com' in device.attributes")).isFalse();
+    // Field syntax reads any domain as present, like the lookup (see package documentation).
+    assertThat(eval("has(device.attributes.other) && device.attributes.other.size() == 0"))
+        .isTrue();
     assertThat(eval("'gpu.example.com' in device.attributes")).isTrue();
     assertThat(eval("'resource.kubernetes.io' in device.attributes")).isTrue();
     assertThat(eval("device.attributes.size() == 2")).isTrue();
