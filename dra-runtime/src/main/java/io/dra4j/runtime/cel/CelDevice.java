@@ -28,14 +28,14 @@ public final class CelDevice {
 
   private final String driver;
   private final String deviceName;
-  private final Map<String, Object> variable;
+  private final Map<String, Object> activation;
   private final Optional<String> problem;
 
   private CelDevice(
       String driver, String deviceName, Map<String, Object> variable, Optional<String> problem) {
     this.driver = driver;
     this.deviceName = deviceName;
-    this.variable = variable;
+    this.activation = Map.of("device", variable);
     this.problem = problem;
   }
 
@@ -117,9 +117,9 @@ public final class CelDevice {
     return deviceName;
   }
 
-  /** The value bound to the CEL variable {@code device}. */
-  Map<String, Object> variable() {
-    return variable;
+  /** The CEL variables: {@code device} and nothing else. */
+  Map<String, Object> activation() {
+    return activation;
   }
 
   /** Why this device cannot be evaluated at all, if it cannot. */

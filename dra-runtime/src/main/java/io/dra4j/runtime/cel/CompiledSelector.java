@@ -3,7 +3,6 @@ package io.dra4j.runtime.cel;
 import dev.cel.runtime.CelEvaluationException;
 import dev.cel.runtime.CelRuntime;
 import io.dra4j.api.device.Device;
-import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -54,7 +53,7 @@ public final class CompiledSelector {
     CostTracker cost = new CostTracker(costLimit);
     Object result;
     try {
-      result = program.trace(Map.of("device", device.variable()), cost);
+      result = program.trace(device.activation(), cost);
     } catch (CelEvaluationException e) {
       if (cost.exceeded() || e.getCause() instanceof CostTracker.LimitExceeded) {
         throw costFailure(device, e);
