@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import com.fasterxml.jackson.databind.module.SimpleModule;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
 import io.dra4j.api.status.NetworkDeviceData;
 import java.io.IOException;
@@ -42,6 +43,9 @@ public final class KubeJson {
         .registerModule(module)
         .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false)
         .configure(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES, false)
+        // Opaque parameters and status data are the driver's: keep 1.50 as 1.50, not 1.5.
+        .configure(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS, true)
+        .setNodeFactory(JsonNodeFactory.withExactBigDecimals(true))
         .configure(SerializationFeature.FAIL_ON_EMPTY_BEANS, false)
         .setDefaultPropertyInclusion(JsonInclude.Include.NON_ABSENT);
   }
