@@ -9,8 +9,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
+import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
 import com.fasterxml.jackson.databind.module.SimpleModule;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
 import io.dra4j.api.status.NetworkDeviceData;
 import java.io.IOException;
@@ -45,7 +45,7 @@ public final class KubeJson {
         .configure(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES, false)
         // Opaque parameters and status data are the driver's: keep 1.50 as 1.50, not 1.5.
         .configure(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS, true)
-        .setNodeFactory(JsonNodeFactory.withExactBigDecimals(true))
+        .configure(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES, false)
         .configure(SerializationFeature.FAIL_ON_EMPTY_BEANS, false)
         .setDefaultPropertyInclusion(JsonInclude.Include.NON_ABSENT);
   }

@@ -3,7 +3,6 @@ package io.dra4j.testkit.apiserver;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 
@@ -29,9 +28,7 @@ final class Patches {
         target != null && target.isObject()
             ? (ObjectNode) target.deepCopy()
             : com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
-    Iterator<Map.Entry<String, JsonNode>> it = patch.fields();
-    while (it.hasNext()) {
-      Map.Entry<String, JsonNode> e = it.next();
+    for (Map.Entry<String, JsonNode> e : patch.properties()) {
       if (e.getValue().isNull()) {
         result.remove(e.getKey());
       } else {
@@ -46,9 +43,7 @@ final class Patches {
    * field, known list-maps merge entry by entry on their keys, other lists are replaced (atomic).
    */
   static void applyMerge(ObjectNode target, JsonNode applied, String path) {
-    Iterator<Map.Entry<String, JsonNode>> it = applied.fields();
-    while (it.hasNext()) {
-      Map.Entry<String, JsonNode> e = it.next();
+    for (Map.Entry<String, JsonNode> e : List.copyOf(applied.properties())) {
       String p = path.isEmpty() ? e.getKey() : path + "." + e.getKey();
       JsonNode v = e.getValue();
       JsonNode cur = target.get(e.getKey());

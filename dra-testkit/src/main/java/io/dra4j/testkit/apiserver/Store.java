@@ -110,7 +110,7 @@ final class Store {
   private ObjectNode create(ResourceDef def, String ns, JsonNode body, boolean resetStatus)
       throws ApiError {
     ObjectNode obj = checkKind(def, body).deepCopy();
-    ObjectNode meta = obj.with("metadata");
+    ObjectNode meta = obj.withObjectProperty("metadata");
     String bodyNs = meta.path("namespace").asText("");
     if (def.namespaced) {
       if (ns.isEmpty()) {
@@ -268,7 +268,7 @@ final class Store {
         throw ApiError.notFound(def, name);
       }
       ObjectNode body = ((ObjectNode) applied).deepCopy();
-      body.with("metadata").put("name", name);
+      body.withObjectProperty("metadata").put("name", name);
       recordManager(body, manager, sub);
       return create(def, ns, body, true);
     }
@@ -375,7 +375,7 @@ final class Store {
   }
 
   private void recordManager(ObjectNode obj, String manager, String sub) {
-    ObjectNode meta = obj.with("metadata");
+    ObjectNode meta = obj.withObjectProperty("metadata");
     ArrayNode mf =
         meta.path("managedFields").isArray()
             ? (ArrayNode) meta.get("managedFields")
@@ -444,8 +444,8 @@ final class Store {
         return existing.deepCopy();
       }
       ObjectNode terminating = existing.deepCopy();
-      terminating.with("metadata").put("deletionTimestamp", now());
-      terminating.with("metadata").put("deletionGracePeriodSeconds", 0);
+      terminating.withObjectProperty("metadata").put("deletionTimestamp", now());
+      terminating.withObjectProperty("metadata").put("deletionGracePeriodSeconds", 0);
       return write(def, existing, terminating, "MODIFIED");
     }
     return remove(def, existing);
@@ -456,7 +456,7 @@ final class Store {
     objects.get(def).remove(k);
     deviceOwners.remove(def.plural + "/" + k);
     ObjectNode gone = existing.deepCopy();
-    gone.with("metadata").put("resourceVersion", Long.toString(++rv));
+    gone.withObjectProperty("metadata").put("resourceVersion", Long.toString(++rv));
     record(new Event(def, "DELETED", existing, gone, rv));
     return gone.deepCopy();
   }
@@ -467,12 +467,12 @@ final class Store {
     merged.put("kind", def.kind);
     if (!status && !existing.path("spec").equals(merged.path("spec"))) {
       merged
-          .with("metadata")
+          .withObjectProperty("metadata")
           .put("generation", existing.path("metadata").path("generation").asLong(1) + 1);
     }
     validate(def, existing, merged);
     merged
-        .with("metadata")
+        .withObjectProperty("metadata")
         .put("resourceVersion", existing.path("metadata").path("resourceVersion").asText());
     if (withoutVolatile(merged).equals(withoutVolatile(existing))) {
       return existing.deepCopy(); // no-op: the API server does not write (no new resourceVersion)
@@ -499,7 +499,7 @@ final class Store {
   private ObjectNode write(ResourceDef def, ObjectNode old, ObjectNode obj, String type) {
     obj.put("apiVersion", def.apiVersion());
     obj.put("kind", def.kind);
-    obj.with("metadata").put("resourceVersion", Long.toString(++rv));
+    obj.withObjectProperty("metadata").put("resourceVersion", Long.toString(++rv));
     ObjectNode stored = obj.deepCopy();
     objects.get(def).put(objKey(stored), stored);
     record(new Event(def, type, old, stored, rv));
@@ -555,7 +555,7 @@ final class Store {
 
   private static void keepServerFields(ObjectNode existing, ObjectNode merged) {
     ObjectNode em = (ObjectNode) existing.path("metadata");
-    ObjectNode mm = merged.with("metadata");
+    ObjectNode mm = merged.withObjectProperty("metadata");
     for (String f :
         List.of(
             "name",

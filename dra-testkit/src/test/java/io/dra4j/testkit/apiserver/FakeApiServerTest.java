@@ -35,6 +35,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** Server behaviour beyond the shared contract, and the client's resilience against it. */
+@SuppressWarnings("try") // watches are opened for their side effect and closed by the block
 class FakeApiServerTest {
   private FakeApiServer server;
 

@@ -47,6 +47,7 @@ import org.junit.jupiter.api.Test;
  * fabric8's mock server in CRUD mode (written by others). A test that needs a semantics one of them
  * lacks is skipped there with the reason; {@link Fabric8MockContractTest} lists them.
  */
+@SuppressWarnings("try") // watches are opened for their side effect and closed by the block
 abstract class KubeClientContractTest {
   static final String DRIVER = "gpu.example.com";
 
