@@ -494,4 +494,97 @@ class FakeApiServerTest {
       assertThat(c.retriedAttempts()).isPositive();
     }
   }
+
+  @Test
+  void aWatchWithASelectorSeesObjectsMoveInAndOut() throws Exception {
+    server = FakeApiServer.start();
+    try (HttpKubeClient c = server.newClient()) {
+      ResourceClaim cl = c.create(ResourceClaim.TYPE, claim("ns", "c", Map.of("app", "a")));
+      KubeClientContractTest.Recorder<ResourceClaim> rec = new KubeClientContractTest.Recorder<>();
+      try (Watch w = c.watch(ResourceClaim.TYPE, "ns", ListOptions.labels("app=a"), rec)) {
+        assertThat(rec.next().type()).isEqualTo(WatchEvent.Type.ADDED); // initial state
+        ResourceClaim moved =
+            c.update(
+                ResourceClaim.TYPE, cl.withMetadata(cl.metadata().withLabels(Map.of("app", "b"))));
+        WatchEvent<ResourceClaim> out = rec.next();
+        assertThat(out.type()).isEqualTo(WatchEvent.Type.DELETED);
+        assertThat(out.resourceVersion()).isEqualTo(moved.metadata().resourceVersion());
+        c.update(
+            ResourceClaim.TYPE,
+            moved.withMetadata(moved.metadata().withLabels(Map.of("app", "a"))));
+        assertThat(rec.next().type()).isEqualTo(WatchEvent.Type.ADDED);
+        c.create(ResourceClaim.TYPE, claim("other-ns", "x", Map.of("app", "a")));
+        c.create(ResourceClaim.TYPE, claim("ns", "y", Map.of("app", "z")));
+        c.create(ResourceClaim.TYPE, claim("ns", "z", Map.of("app", "a")));
+        WatchEvent<ResourceClaim> z = rec.next();
+        assertThat(z.object().metadata().name()).isEqualTo("z");
+      }
+    }
+  }
+
+  @Test
+  void malformedSelectorsAreBadRequests() {
+    server = FakeApiServer.start();
+    try (HttpKubeClient c = server.newClient()) {
+      assertThatThrownBy(() -> c.list(ResourceClaim.TYPE, "", ListOptions.labels("a=b,,c")))
+          .isInstanceOfSatisfying(KubeException.class, e -> assertThat(e.status()).isEqualTo(400));
+      assertThatThrownBy(() -> c.list(ResourceSlice.TYPE, "", ListOptions.fields("spec.driver")))
+          .isInstanceOfSatisfying(KubeException.class, e -> assertThat(e.status()).isEqualTo(400));
+    }
+  }
+
+  @Test
+  void applyOnTheObjectCreatesThenMerges() throws Exception {
+    server = FakeApiServer.start();
+    try (HttpKubeClient c = server.newClient()) {
+      Map<String, Object> first =
+          Map.of(
+              "apiVersion",
+              "resource.k8s.io/v1",
+              "kind",
+              "DeviceClass",
+              "metadata",
+              Map.of("name", "gpu.example.com", "labels", Map.of("a", "1")),
+              "spec",
+              Map.of(
+                  "selectors",
+                  List.of(Map.of("cel", Map.of("expression", "device.driver == 'x'")))));
+      io.dra4j.runtime.kube.DeviceClass created =
+          c.apply(
+              io.dra4j.runtime.kube.DeviceClass.TYPE,
+              "",
+              "gpu.example.com",
+              "",
+              first,
+              new ApplyOptions("installer", false));
+      assertThat(created.metadata().uid()).isNotEmpty();
+      Map<String, Object> second =
+          Map.of(
+              "apiVersion", "resource.k8s.io/v1",
+              "kind", "DeviceClass",
+              "metadata", Map.of("name", "gpu.example.com", "labels", Map.of("b", "2")));
+      io.dra4j.runtime.kube.DeviceClass merged =
+          c.apply(
+              io.dra4j.runtime.kube.DeviceClass.TYPE,
+              "",
+              "gpu.example.com",
+              "",
+              second,
+              new ApplyOptions("labeller", false));
+      assertThat(merged.metadata().labels()).containsEntry("a", "1").containsEntry("b", "2");
+      assertThat(merged.spec().selectors()).hasSize(1);
+      assertThat(merged.metadata().generation()).isEqualTo(1);
+      // An apply without apiVersion/kind is refused, as by the API server.
+      assertThatThrownBy(
+              () ->
+                  c.apply(
+                      io.dra4j.runtime.kube.DeviceClass.TYPE,
+                      "",
+                      "gpu.example.com",
+                      "",
+                      Map.of("metadata", Map.of("name", "gpu.example.com")),
+                      new ApplyOptions("x", false)))
+          .isInstanceOfSatisfying(KubeException.class, e -> assertThat(e.status()).isEqualTo(400));
+    }
+  }
 }
