@@ -1,21 +1,11 @@
 package io.dra4j.runtime.kube;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.JsonDeserializer;
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
-import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
-import io.dra4j.api.status.NetworkDeviceData;
-import java.io.IOException;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * The one Jackson configuration for Kubernetes JSON: Optionals (Jdk8Module), records, unknown
@@ -36,11 +26,8 @@ public final class KubeJson {
 
   /** Applies the Kubernetes settings to a mapper (e.g. a YAML mapper) and returns it. */
   public static ObjectMapper configure(ObjectMapper mapper) {
-    SimpleModule module = new SimpleModule("dra4j-kube");
-    module.setMixInAnnotation(NetworkDeviceData.class, NetworkDeviceDataMixIn.class);
     return mapper
         .registerModule(new Jdk8Module())
-        .registerModule(module)
         .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false)
         .configure(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES, false)
         // Opaque parameters and status data are the driver's: keep 1.50 as 1.50, not 1.5.
@@ -48,22 +35,5 @@ public final class KubeJson {
         .configure(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES, false)
         .configure(SerializationFeature.FAIL_ON_EMPTY_BEANS, false)
         .setDefaultPropertyInclusion(JsonInclude.Include.NON_ABSENT);
-  }
-
-  /** dra-api's NetworkDeviceData has no Jackson creator and rejects a missing ips list. */
-  @JsonInclude(JsonInclude.Include.NON_EMPTY)
-  @JsonDeserialize(using = NetworkDeviceDataDeserializer.class)
-  abstract static class NetworkDeviceDataMixIn {}
-
-  static final class NetworkDeviceDataDeserializer extends JsonDeserializer<NetworkDeviceData> {
-    @Override
-    public NetworkDeviceData deserialize(JsonParser p, DeserializationContext ctxt)
-        throws IOException {
-      JsonNode n = p.readValueAsTree();
-      List<String> ips = new ArrayList<>();
-      n.path("ips").forEach(ip -> ips.add(ip.asText()));
-      return new NetworkDeviceData(
-          n.path("interfaceName").asText(""), ips, n.path("hardwareAddress").asText(""));
-    }
   }
 }
