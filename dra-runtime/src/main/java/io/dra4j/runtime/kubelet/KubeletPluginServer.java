@@ -125,6 +125,7 @@ public final class KubeletPluginServer implements AutoCloseable {
   private Server draServer;
   private Server registrationServer;
   private HealthStreams healthStreams;
+  private NodeCalls calls;
   private Optional<Object> draSocketKey = Optional.empty();
   private Optional<Object> registrationSocketKey = Optional.empty();
 
@@ -200,7 +201,7 @@ public final class KubeletPluginServer implements AutoCloseable {
 
       UnixSockets.claimPath("DRA socket", draSocket);
       NettyServerBuilder dra = serverFor(draSocket);
-      NodeCalls calls = new NodeCalls(driverName, nodeService, serializationLock);
+      calls = new NodeCalls(driverName, nodeService, serializationLock);
       if (nodeV1) {
         dra.addService(intercepted(new DraPluginV1Service(calls)));
       }
@@ -262,18 +263,29 @@ public final class KubeletPluginServer implements AutoCloseable {
   }
 
   private void stop() {
+    long deadline = System.nanoTime() + shutdownTimeout.toNanos();
     if (registrationServer != null) {
-      // Delete first so the kubelet sees the plugin go before anything stops answering.
+      // Delete first so the kubelet deregisters the plugin before anything stops answering.
       UnixSockets.deleteIfOurs(registrationSocket, registrationSocketKey);
       registrationServer.shutdown();
       await(registrationServer, Duration.ofSeconds(2));
     }
     if (draServer != null) {
-      draServer.shutdown(); // no new calls; in-flight ones continue
+      // Let running prepare/unprepare calls finish while the DRA socket still listens: stopping
+      // the server unlinks the socket file at once, even with calls in flight.
+      while (calls != null
+          && calls.inFlight() > 0
+          && System.nanoTime() - deadline < 0
+          && !Thread.currentThread().isInterrupted()) {
+        sleep(Duration.ofMillis(5));
+      }
+      draServer.shutdown();
       if (healthStreams != null) {
         healthStreams.closeAll();
       }
-      if (!await(draServer, shutdownTimeout)) {
+      Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+      if (!await(
+          draServer, left.compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1) : left)) {
         LOG.warn(
             "driver={}: calls still running after {}; cancelling them",
             driverName,
@@ -288,6 +300,14 @@ public final class KubeletPluginServer implements AutoCloseable {
     }
     if (boss != null) {
       boss.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(3, TimeUnit.SECONDS);
+    }
+  }
+
+  private static void sleep(Duration d) {
+    try {
+      Thread.sleep(d.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 

@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
@@ -27,6 +28,7 @@ final class NodeCalls {
   private final NodeService service;
   private final SerializationLock lock;
   private final boolean serializeHere;
+  private final AtomicInteger inFlight = new AtomicInteger();
 
   NodeCalls(String driverName, NodeService service, SerializationLock lock) {
     this.driverName = driverName;
@@ -63,6 +65,7 @@ final class NodeCalls {
       throws StatusException {
     long id = RequestIds.next();
     long start = System.nanoTime();
+    inFlight.incrementAndGet();
     MDC.put(MDC_REQUEST_ID, Long.toString(id));
     try {
       List<ClaimRef> claims = checkClaims(requested);
@@ -122,7 +125,13 @@ final class NodeCalls {
       throw status.asException();
     } finally {
       MDC.remove(MDC_REQUEST_ID);
+      inFlight.decrementAndGet();
     }
+  }
+
+  /** Prepare and unprepare calls running now (including those waiting for the lock). */
+  int inFlight() {
+    return inFlight.get();
   }
 
   /** Fails the call on a claim without uid, namespace or name; drops repeated UIDs. */
