@@ -86,8 +86,9 @@ final class NodeCalls {
         raw = body.call(claims, call);
       }
       Map<String, T> result = completer.complete(id, method, claims, raw);
-      if (LOG.isInfoEnabled()) {
-        LOG.info(
+      // Debug, like the Go helper's request logging: the prepare pipeline logs what it did at info.
+      if (LOG.isDebugEnabled()) {
+        LOG.debug(
             "#{} {} driver={} claims={} done in {} µs",
             id,
             method,

@@ -56,6 +56,20 @@ import org.slf4j.LoggerFactory;
  * kubelet uses 500 ms to about 2 min); a relative endpoint is rejected (the kubelet would dial it
  * relative to its own working directory); a rejected plugin is not retried until its socket is
  * re-created.
+ *
+ * <p>From JUnit: {@code try (KubeletSimulator kubelet = KubeletSimulator.start(registryDir)) {
+ * PluginInstance p = kubelet.awaitPlugin("gpu.example.com", Duration.ofSeconds(10));
+ * p.prepare(claims); }}. From a shell (run it without arguments for help):
+ *
+ * <pre>
+ * ./mvnw -q -pl dra-testkit -am package -DskipTests \
+ *     dependency:build-classpath -Dmdep.outputFile=target/classpath.txt -Dmdep.includeScope=runtime
+ * java -cp dra-testkit/target/classes:$(cat dra-testkit/target/classpath.txt) \
+ *     io.dra4j.testkit.kubelet.KubeletSimulator watch --registry /var/lib/kubelet/plugins_registry
+ * </pre>
+ *
+ * Other commands: {@code list}, {@code prepare --driver NAME NS/NAME/UID...}, {@code unprepare
+ * ...}, {@code health --driver NAME}.
  */
 public final class KubeletSimulator implements AutoCloseable {
 
