@@ -57,6 +57,7 @@ final class NodeCalls {
     Map<String, T> complete(long id, String method, List<ClaimRef> claims, R raw);
   }
 
+  @SuppressWarnings("try") // the lock is held for the body, not used in it
   private <T> Map<String, T> run(
       String method,
       List<ClaimRef> requested,

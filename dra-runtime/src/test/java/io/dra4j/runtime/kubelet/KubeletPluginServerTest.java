@@ -26,6 +26,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Server life cycle and socket files; the contract itself is tested with the kubelet simulator. */
+@SuppressWarnings("try") // servers are kept running, not used
 class KubeletPluginServerTest {
 
   private static final String DRIVER = "gpu.example.com";

@@ -28,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * child JVM's server (locking in the server, the default) gets a prepare; the log both append to
  * must show the child entering only after this process left.
  */
+@SuppressWarnings("try") // the lock is held, not used
 class CrossProcessSerializationTest {
 
   @TempDir Path tmp;

@@ -65,7 +65,11 @@ final class FakePlugin implements AutoCloseable {
   }
 
   @Override
-  public void close() throws InterruptedException {
-    server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+  public void close() {
+    try {
+      server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 }

@@ -16,7 +16,7 @@ final class Harness implements AutoCloseable {
   final Path root;
   final Path registry;
   final KubeletSimulator kubelet;
-  private final List<AutoCloseable> closeables = new ArrayList<>();
+  private final List<KubeletPluginServer> closeables = new ArrayList<>();
 
   Harness(Path root) {
     this.root = root;
@@ -46,7 +46,7 @@ final class Harness implements AutoCloseable {
   }
 
   @Override
-  public void close() throws Exception {
+  public void close() throws IOException {
     for (int i = closeables.size() - 1; i >= 0; i--) {
       closeables.get(i).close();
     }

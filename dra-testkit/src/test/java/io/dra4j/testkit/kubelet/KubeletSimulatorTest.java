@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The simulator's own kubelet rules, against plugins that are not dra4j servers. */
+@SuppressWarnings("try") // fake plugins are kept running, not used
 class KubeletSimulatorTest {
 
   @TempDir Path tmp;
