@@ -6,12 +6,26 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 
 /** A registry directory with a kubelet simulator on it, and servers that close with it. */
 final class Harness implements AutoCloseable {
 
   static final String DRIVER = "gpu.example.com";
   static final Duration WAIT = Duration.ofSeconds(20);
+
+  /**
+   * For calls that block: a thread each. The common pool may have a single worker on a small
+   * machine, and two blocking calls queued there would wait for each other.
+   */
+  static final ExecutorService THREADS =
+      Executors.newCachedThreadPool(
+          r -> {
+            Thread t = new Thread(r, "test-call");
+            t.setDaemon(true);
+            return t;
+          });
 
   final Path root;
   final Path registry;

@@ -282,14 +282,15 @@ class NodePrepareTest {
     PluginInstance plugin =
         h.register(h.server(service).serialize(serialize).interceptor(requested));
     CompletableFuture<Map<String, ClaimResult>> a =
-        CompletableFuture.supplyAsync(() -> plugin.prepare(List.of(A)));
+        CompletableFuture.supplyAsync(() -> plugin.prepare(List.of(A)), Harness.THREADS);
     assertThat(aInside.await(20, TimeUnit.SECONDS)).isTrue();
     CompletableFuture<Map<String, ClaimResult>> b =
-        CompletableFuture.supplyAsync(() -> plugin.prepare(List.of(B)));
+        CompletableFuture.supplyAsync(() -> plugin.prepare(List.of(B)), Harness.THREADS);
     long deadline = System.nanoTime() + WAIT.toNanos();
     while (log.stream().filter("requested"::equals).count() < 2 && System.nanoTime() < deadline) {
       Thread.sleep(1);
     }
+    assertThat(log).as("both calls reached the server").filteredOn("requested"::equals).hasSize(2);
     if (!serialize) {
       // Without the lock B runs to completion on its own; wait for it before releasing A.
       b.get(20, TimeUnit.SECONDS);

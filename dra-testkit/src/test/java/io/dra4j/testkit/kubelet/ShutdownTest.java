@@ -51,7 +51,8 @@ class ShutdownTest {
         CompletableFuture<NodePrepareResourcesResponse> inFlight = prepare(channel);
         assertThat(inside.await(20, TimeUnit.SECONDS)).isTrue();
 
-        CompletableFuture<Void> closing = CompletableFuture.runAsync(server::close);
+        CompletableFuture<Void> closing =
+            CompletableFuture.runAsync(server::close, Harness.THREADS);
         // The kubelet sees the plugin go while the call is still running and the DRA socket is
         // still there...
         h.kubelet.awaitEvent(e -> e.kind() == SimulatorEvent.Kind.DEREGISTERED, WAIT);
@@ -116,6 +117,7 @@ class ShutdownTest {
                     NodePrepareResourcesRequest.newBuilder()
                         .addClaims(
                             Claim.newBuilder().setNamespace("ns").setName("c").setUid("uid-1"))
-                        .build()));
+                        .build()),
+        Harness.THREADS);
   }
 }
