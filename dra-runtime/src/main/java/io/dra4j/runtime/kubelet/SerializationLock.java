@@ -114,7 +114,7 @@ public final class SerializationLock {
     return !enabled ? "disabled" : file.map(f -> "file " + f).orElse("in-process");
   }
 
-  /** A held lock; {@link #close()} releases it (once). */
+  /** A held lock; {@link #close()} releases it (once), on the thread that acquired it. */
   @FunctionalInterface
   public interface Held extends AutoCloseable {
     @Override
