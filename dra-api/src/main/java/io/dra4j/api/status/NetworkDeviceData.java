@@ -1,5 +1,6 @@
 package io.dra4j.api.status;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.List;
 
 /**
@@ -9,10 +10,11 @@ import java.util.List;
  * @param ips at most 16 unique interface addresses in CIDR form, e.g. {@code 192.0.2.5/24}
  * @param hardwareAddress at most 128 bytes; empty when unknown
  */
+@JsonInclude(JsonInclude.Include.NON_EMPTY)
 public record NetworkDeviceData(String interfaceName, List<String> ips, String hardwareAddress) {
   public NetworkDeviceData {
     interfaceName = interfaceName == null ? "" : interfaceName;
-    ips = List.copyOf(ips);
+    ips = ips == null ? List.of() : List.copyOf(ips);
     hardwareAddress = hardwareAddress == null ? "" : hardwareAddress;
   }
 }

@@ -16,7 +16,8 @@ public record ResourceSlice(
     String kind,
     ObjectMeta metadata,
     ResourceSliceSpec spec,
-    @JsonAnySetter @JsonAnyGetter Map<String, Object> unknownFields) {
+    @JsonAnySetter @JsonAnyGetter Map<String, Object> unknownFields)
+    implements KubeObject {
 
   public static final ResourceType<ResourceSlice> TYPE =
       new ResourceType<>(

@@ -1,0 +1,162 @@
+package io.dra4j.runtime.files;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermission;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Crash-safe file replacement and removal for state that must survive a power loss: the content is
+ * written to a temporary file in the same directory, forced to disk, renamed over the target, and
+ * the directory is forced so the rename itself is durable. A reader therefore sees either the old
+ * complete file or the new complete file, never a partial one.
+ *
+ * <p>The caller names the temporary file: it must lie in the target's directory and be a name that
+ * readers of that directory ignore (CDI runtimes load only {@code *.json} and {@code *.yaml}). A
+ * temporary file left by a crash is simply truncated and reused by the next write of the same
+ * target. Writes and removals of the same target within this JVM are serialized, so two threads
+ * writing one target cannot interleave in the shared temporary file.
+ */
+public final class AtomicFiles {
+  private static final int STRIPES = 64;
+  private static final ReentrantLock[] LOCKS = new ReentrantLock[STRIPES];
+
+  static {
+    for (int i = 0; i < STRIPES; i++) {
+      LOCKS[i] = new ReentrantLock();
+    }
+  }
+
+  private AtomicFiles() {}
+
+  /**
+   * Atomically replaces {@code target} with {@code content}, leaving it with exactly {@code mode}
+   * (the process umask does not apply).
+   *
+   * @param target the file to create or replace
+   * @param temp the temporary file, in the same directory as {@code target}
+   * @param content the new content
+   * @param mode the final permissions
+   * @throws IOException when any step fails; {@code target} is then unchanged and {@code temp} is
+   *     removed
+   */
+  public static void write(Path target, Path temp, byte[] content, Set<PosixFilePermission> mode)
+      throws IOException {
+    Objects.requireNonNull(content, "content");
+    Path dir = directoryOf(target);
+    if (!dir.equals(directoryOf(temp))) {
+      throw new IllegalArgumentException(
+          "temporary file " + temp + " must be in the directory of " + target);
+    }
+    ReentrantLock lock = lockFor(target);
+    lock.lock();
+    try {
+      try {
+        try (FileChannel ch =
+            FileChannel.open(
+                temp,
+                StandardOpenOption.WRITE,
+                StandardOpenOption.CREATE,
+                StandardOpenOption.TRUNCATE_EXISTING)) {
+          ByteBuffer buf = ByteBuffer.wrap(content);
+          while (buf.hasRemaining()) {
+            ch.write(buf);
+          }
+          ch.force(true);
+        }
+        // Set explicitly: permissions given at creation are reduced by the umask.
+        Files.setPosixFilePermissions(temp, mode);
+        Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
+      } catch (IOException | RuntimeException e) {
+        try {
+          Files.deleteIfExists(temp);
+        } catch (IOException suppressed) {
+          e.addSuppressed(suppressed);
+        }
+        throw e;
+      }
+      syncDirectory(dir);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Removes {@code target} and its temporary file, if present, and forces the directory so the
+   * removal is durable.
+   *
+   * @return whether {@code target} existed
+   */
+  public static boolean delete(Path target, Path temp) throws IOException {
+    ReentrantLock lock = lockFor(target);
+    lock.lock();
+    try {
+      boolean existed = Files.deleteIfExists(target);
+      boolean hadTemp = Files.deleteIfExists(temp);
+      if (existed || hadTemp) {
+        syncDirectory(directoryOf(target));
+      }
+      return existed;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Forces a directory's entries (creations, renames, removals) to disk.
+   *
+   * @throws NoSuchFileException when the directory does not exist
+   */
+  public static void syncDirectory(Path dir) throws IOException {
+    try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+      ch.force(true);
+    }
+  }
+
+  /**
+   * Creates a directory and its missing parents, forcing each new entry to disk; existing
+   * directories are left as they are.
+   */
+  public static void createDirectories(Path dir) throws IOException {
+    Path abs = dir.toAbsolutePath().normalize();
+    if (Files.isDirectory(abs)) {
+      return;
+    }
+    Path parent = abs.getParent();
+    if (parent != null) {
+      createDirectories(parent);
+    }
+    try {
+      Files.createDirectory(abs);
+    } catch (java.nio.file.FileAlreadyExistsException e) {
+      if (!Files.isDirectory(abs)) {
+        throw e;
+      }
+      return;
+    }
+    if (parent != null) {
+      syncDirectory(parent);
+    }
+  }
+
+  private static Path directoryOf(Path file) {
+    Path parent = file.toAbsolutePath().normalize().getParent();
+    if (parent == null) {
+      throw new IllegalArgumentException(file + " has no parent directory");
+    }
+    return parent;
+  }
+
+  private static ReentrantLock lockFor(Path target) {
+    int h = target.toAbsolutePath().normalize().hashCode();
+    return LOCKS[Math.floorMod(h ^ (h >>> 16), STRIPES)];
+  }
+}

@@ -1,0 +1,729 @@
+package io.dra4j.runtime.kube;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@link KubeClient} on {@code java.net.http} and Jackson.
+ *
+ * <p><b>Rate limit.</b> A token bucket, like client-go's: 5 QPS with a burst of 10 by default. A
+ * node-local driver makes few calls (a GET per prepared claim, a handful of slice writes), so
+ * client-go's defaults fit; raise them for controllers. A call whose wait for a token would pass
+ * its deadline fails at once with reason {@code ClientRateLimited}.
+ *
+ * <p><b>Deadline.</b> Every call (all attempts together, rate-limit waits and backoff included) has
+ * a deadline, 30 s by default; past it the call fails with status 0 and reason {@code Timeout}.
+ *
+ * <p><b>Retries</b> (exponential backoff with jitter, Retry-After honoured, bounded by the
+ * deadline):
+ *
+ * <ul>
+ *   <li>429 and any 5xx that carries Retry-After: every verb, create included. The API server sends
+ *       these (priority and fairness, max-in-flight, storage not ready) only for requests it did
+ *       not process, which is also client-go's rule.
+ *   <li>Connection refused and connect timeouts: every verb, the request was never sent.
+ *   <li>Other 5xx, a response timeout, a reset connection: only calls that are safe to repeat. GET,
+ *       LIST, apply (idempotent by design), update (it carries the resourceVersion: a repeat of an
+ *       update that did land fails with 409, never writes twice) and delete (a repeat that finds
+ *       the object gone reports NotFound, which callers treat as done). <b>Create is never retried
+ *       after an ambiguous failure</b>: with generateName a repeat would create a second object,
+ *       and with a fixed name it would turn success into AlreadyExists.
+ * </ul>
+ *
+ * <p>A 401 makes the client re-read a rotating token file once and retry if the token changed.
+ */
+public final class HttpKubeClient implements KubeClient {
+  private static final Logger LOG = LoggerFactory.getLogger(HttpKubeClient.class);
+  private static final String JSON = "application/json";
+
+  private final KubeConfig config;
+  private final HttpClient http;
+  private final ObjectMapper json = KubeJson.mapper();
+  private final TokenBucket limiter;
+  private final Duration callTimeout;
+  private final int maxRetries;
+  private final Duration retryBase;
+  private final Duration retryMax;
+  private final String userAgent;
+  private final Set<WatchImpl<?>> watches = ConcurrentHashMap.newKeySet();
+  private final AtomicLong retries = new AtomicLong();
+  private volatile boolean closed;
+
+  private HttpKubeClient(Builder b) {
+    this.config = b.config;
+    HttpClient.Builder hb =
+        HttpClient.newBuilder()
+            .connectTimeout(b.connectTimeout)
+            .followRedirects(HttpClient.Redirect.NEVER)
+            // HTTP/2 multiplexes watches over one connection (ALPN on TLS). Plain http stays on
+            // HTTP/1.1: an h2c upgrade attempt confuses simple servers and buys nothing locally.
+            .version(
+                "https".equals(config.server().getScheme())
+                    ? HttpClient.Version.HTTP_2
+                    : HttpClient.Version.HTTP_1_1);
+    config.sslContext().ifPresent(hb::sslContext);
+    this.http = hb.build();
+    this.limiter = new TokenBucket(b.qps, b.burst);
+    this.callTimeout = b.callTimeout;
+    this.maxRetries = b.maxRetries;
+    this.retryBase = b.retryBase;
+    this.retryMax = b.retryMax;
+    this.userAgent = b.userAgent;
+  }
+
+  /** A builder with safe defaults (5 QPS, burst 10, 30 s deadline, 5 retries). */
+  public static Builder builder(KubeConfig config) {
+    return new Builder(config);
+  }
+
+  /** The configuration this client uses. */
+  public KubeConfig config() {
+    return config;
+  }
+
+  /** How many calls had to wait for the client-side rate limit. */
+  public long throttledCalls() {
+    return limiter.throttled();
+  }
+
+  /** How many attempts were repeated (429, 5xx, connection errors). */
+  public long retriedAttempts() {
+    return retries.get();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // KubeClient
+
+  @Override
+  public <T> T get(ResourceType<T> type, String namespace, String name) throws KubeException {
+    String path = type.objectPath(namespace, name);
+    return decode(type, call(Verb.GET, path, Map.of(), null, null));
+  }
+
+  @Override
+  public <T> KubeList<T> list(ResourceType<T> type, String namespace, ListOptions options)
+      throws KubeException {
+    String path = type.collectionPath(namespace);
+    byte[] body = call(Verb.LIST, path, listQuery(options, false), null, null);
+    try {
+      JsonNode root = json.readTree(body);
+      List<T> items = new ArrayList<>();
+      for (JsonNode item : root.path("items")) {
+        items.add(json.treeToValue(item, type.javaType()));
+      }
+      return new KubeList<>(items, root.path("metadata").path("resourceVersion").asText(""));
+    } catch (IOException e) {
+      throw new KubeException(
+          200, "InvalidResponse", "LIST " + path + ": cannot decode the response: " + e, e);
+    }
+  }
+
+  /**
+   * Deletes every object of the collection that matches the selectors (DeleteCollection), as the
+   * kubelet does with a node's ResourceSlices.
+   */
+  public void deleteCollection(ResourceType<?> type, String namespace, ListOptions options)
+      throws KubeException {
+    call(Verb.DELETE, type.collectionPath(namespace), listQuery(options, false), null, null);
+  }
+
+  @Override
+  public <T> Watch watch(
+      ResourceType<T> type, String namespace, ListOptions options, WatchHandler<T> handler)
+      throws KubeException {
+    Objects.requireNonNull(handler, "handler");
+    String path = type.collectionPath(namespace);
+    Map<String, String> query = listQuery(options, true);
+    long deadline = System.nanoTime() + callTimeout.toNanos();
+    HttpResponse<InputStream> response =
+        send(
+            Verb.WATCH,
+            path,
+            query,
+            null,
+            null,
+            deadline,
+            HttpResponse.BodyHandlers.ofInputStream());
+    WatchImpl<T> w = new WatchImpl<>(type, path, response.body(), handler);
+    watches.add(w);
+    w.start();
+    return w;
+  }
+
+  @Override
+  public <T> T create(ResourceType<T> type, T object) throws KubeException {
+    ObjectNode tree = toTree(type, object);
+    String ns = tree.path("metadata").path("namespace").asText("");
+    String path = type.collectionPath(type.namespaced() ? requireNs(type, ns, "create") : "");
+    return decode(type, call(Verb.CREATE, path, Map.of(), bytes(tree), JSON));
+  }
+
+  @Override
+  public <T> T update(ResourceType<T> type, T object) throws KubeException {
+    ObjectNode tree = toTree(type, object);
+    return decode(type, call(Verb.UPDATE, objectPath(type, tree, ""), Map.of(), bytes(tree), JSON));
+  }
+
+  @Override
+  public <T> T updateStatus(ResourceType<T> type, T object) throws KubeException {
+    ObjectNode tree = toTree(type, object);
+    return decode(
+        type, call(Verb.UPDATE, objectPath(type, tree, "status"), Map.of(), bytes(tree), JSON));
+  }
+
+  @Override
+  public void delete(
+      ResourceType<?> type, String namespace, String name, Preconditions preconditions)
+      throws KubeException {
+    byte[] body = null;
+    if (!preconditions.uid().isEmpty() || !preconditions.resourceVersion().isEmpty()) {
+      Map<String, Object> pre = new LinkedHashMap<>();
+      if (!preconditions.uid().isEmpty()) {
+        pre.put("uid", preconditions.uid());
+      }
+      if (!preconditions.resourceVersion().isEmpty()) {
+        pre.put("resourceVersion", preconditions.resourceVersion());
+      }
+      Map<String, Object> options = new LinkedHashMap<>();
+      options.put("apiVersion", "v1");
+      options.put("kind", "DeleteOptions");
+      options.put("preconditions", pre);
+      body = bytes(json.valueToTree(options));
+    }
+    call(Verb.DELETE, type.objectPath(namespace, name), Map.of(), body, body == null ? null : JSON);
+  }
+
+  @Override
+  public <T> T apply(
+      ResourceType<T> type,
+      String namespace,
+      String name,
+      String subresource,
+      Map<String, Object> patch,
+      ApplyOptions options)
+      throws KubeException {
+    String path = type.objectPath(namespace, name);
+    if (subresource != null && !subresource.isEmpty()) {
+      path += "/" + subresource;
+    }
+    Map<String, String> query = new LinkedHashMap<>();
+    query.put("fieldManager", options.fieldManager());
+    if (options.force()) {
+      query.put("force", "true");
+    }
+    // YAML is a superset of JSON, so the apply content type takes a JSON body.
+    byte[] body = bytes(json.valueToTree(patch));
+    return decode(type, call(Verb.APPLY, path, query, body, "application/apply-patch+yaml"));
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    for (WatchImpl<?> w : watches) {
+      w.close();
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Requests
+
+  /** What a call does, which decides whether repeating it after an ambiguous failure is safe. */
+  enum Verb {
+    GET("GET", true),
+    LIST("GET", true),
+    WATCH("GET", true),
+    CREATE("POST", false),
+    UPDATE("PUT", true),
+    APPLY("PATCH", true),
+    DELETE("DELETE", true);
+
+    final String method;
+    final boolean repeatable;
+
+    Verb(String method, boolean repeatable) {
+      this.method = method;
+      this.repeatable = repeatable;
+    }
+  }
+
+  private byte[] call(
+      Verb verb, String path, Map<String, String> query, byte[] body, String contentType)
+      throws KubeException {
+    long deadline = System.nanoTime() + callTimeout.toNanos();
+    return send(
+            verb, path, query, body, contentType, deadline, HttpResponse.BodyHandlers.ofByteArray())
+        .body();
+  }
+
+  private <B> HttpResponse<B> send(
+      Verb verb,
+      String path,
+      Map<String, String> query,
+      byte[] body,
+      String contentType,
+      long deadline,
+      HttpResponse.BodyHandler<B> bodyHandler)
+      throws KubeException {
+    if (closed) {
+      throw new KubeException(0, "ClientClosed", verb.method + " " + path + ": client is closed");
+    }
+    URI uri = uri(path, query);
+    String what = verb.method + " " + path;
+    Backoff backoff = new Backoff(retryBase, retryMax);
+    boolean tokenRefreshed = false;
+    for (int attempt = 0; ; attempt++) {
+      try {
+        if (!limiter.acquire(deadline)) {
+          throw new KubeException(
+              0,
+              "ClientRateLimited",
+              what + ": the client-side rate limit would delay the call past its deadline");
+        }
+        long remaining = deadline - System.nanoTime();
+        if (remaining <= 0) {
+          throw timeout(what, null);
+        }
+        HttpRequest.Builder rb =
+            HttpRequest.newBuilder(uri).header("Accept", JSON).header("User-Agent", userAgent);
+        // For a watch this bounds the wait for the response headers, not the stream.
+        rb.timeout(Duration.ofNanos(remaining));
+        config.tokens().current().ifPresent(t -> rb.header("Authorization", "Bearer " + t));
+        HttpRequest.BodyPublisher publisher =
+            body == null
+                ? HttpRequest.BodyPublishers.noBody()
+                : HttpRequest.BodyPublishers.ofByteArray(body);
+        if (contentType != null) {
+          rb.header("Content-Type", contentType);
+        }
+        rb.method(verb.method, publisher);
+        HttpResponse<B> response = http.send(rb.build(), bodyHandler);
+        int status = response.statusCode();
+        if (status >= 200 && status < 300) {
+          return response;
+        }
+        byte[] errorBody = readError(response);
+        KubeException error = error(what, status, errorBody);
+        if (status == 401 && !tokenRefreshed && config.tokens().refresh()) {
+          tokenRefreshed = true;
+          LOG.info("{}: 401 Unauthorized; retrying with the re-read token", what);
+          attempt--;
+          continue;
+        }
+        Optional<Duration> retryAfter = retryAfter(response);
+        boolean retry =
+            status == 429
+                || (status >= 500 && retryAfter.isPresent())
+                || (status >= 500 && verb.repeatable);
+        if (!retry || attempt >= maxRetries) {
+          throw error;
+        }
+        Duration delay = retryAfter.orElseGet(backoff::next);
+        if (retryAfter.isPresent() && retryAfter.get().isZero()) {
+          delay = backoff.next();
+        }
+        pause(what, delay, deadline, error);
+      } catch (HttpConnectTimeoutException | ConnectException e) {
+        // Never sent: safe for every verb.
+        KubeException error =
+            new KubeException(0, "ConnectionFailed", what + ": cannot connect: " + e, e);
+        if (attempt >= maxRetries) {
+          throw error;
+        }
+        pause(what, backoff.next(), deadline, error);
+      } catch (HttpTimeoutException e) {
+        if (deadline - System.nanoTime() <= 0 || !verb.repeatable || attempt >= maxRetries) {
+          throw timeout(what, e);
+        }
+        pause(what, backoff.next(), deadline, timeout(what, e));
+      } catch (IOException e) {
+        KubeException error =
+            new KubeException(0, "ConnectionFailed", what + ": connection failed: " + e, e);
+        if (!verb.repeatable || attempt >= maxRetries) {
+          throw error;
+        }
+        pause(what, backoff.next(), deadline, error);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new KubeException(0, "Interrupted", what + ": interrupted", e);
+      }
+    }
+  }
+
+  private void pause(String what, Duration delay, long deadline, KubeException cause)
+      throws KubeException {
+    if (System.nanoTime() + delay.toNanos() - deadline > 0) {
+      throw cause;
+    }
+    retries.incrementAndGet();
+    LOG.debug("{}: {}; retrying in {} ms", what, cause.getMessage(), delay.toMillis());
+    try {
+      Thread.sleep(delay.toMillis(), (int) (delay.toNanos() % 1_000_000));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new KubeException(0, "Interrupted", what + ": interrupted", e);
+    }
+  }
+
+  private static KubeException timeout(String what, Throwable cause) {
+    return new KubeException(
+        0, "Timeout", what + ": no response before the call's deadline", cause);
+  }
+
+  private static Optional<Duration> retryAfter(HttpResponse<?> response) {
+    Optional<String> h = response.headers().firstValue("Retry-After");
+    if (h.isEmpty()) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(Duration.ofSeconds(Math.max(0, Long.parseLong(h.get().trim()))));
+    } catch (NumberFormatException e) {
+      return Optional.of(Duration.ofSeconds(1)); // an HTTP date: rare; wait a little
+    }
+  }
+
+  private static byte[] readError(HttpResponse<?> response) {
+    Object body = response.body();
+    if (body instanceof byte[] b) {
+      return b;
+    }
+    if (body instanceof InputStream in) {
+      try (in) {
+        return in.readNBytes(64 * 1024);
+      } catch (IOException e) {
+        return new byte[0];
+      }
+    }
+    return new byte[0];
+  }
+
+  /** The API server's Status (reason, message) turned into an exception. */
+  static KubeException error(String what, int status, byte[] body) {
+    String reason = "";
+    String message = "";
+    try {
+      JsonNode s = KubeJson.mapper().readTree(body);
+      if (s != null && s.isObject()) {
+        reason = s.path("reason").asText("");
+        message = s.path("message").asText("");
+      }
+    } catch (IOException e) {
+      // not JSON: use the text
+    }
+    if (message.isEmpty() && body.length > 0) {
+      message = new String(body, 0, Math.min(body.length, 512), StandardCharsets.UTF_8).trim();
+    }
+    if (reason.isEmpty()) {
+      reason = defaultReason(status);
+    }
+    return new KubeException(status, reason, what + ": " + status + " " + reason + ": " + message);
+  }
+
+  private static String defaultReason(int status) {
+    switch (status) {
+      case 400:
+        return "BadRequest";
+      case 401:
+        return "Unauthorized";
+      case 403:
+        return "Forbidden";
+      case 404:
+        return "NotFound";
+      case 409:
+        return "Conflict";
+      case 410:
+        return "Gone";
+      case 415:
+        return "UnsupportedMediaType";
+      case 422:
+        return "Invalid";
+      case 429:
+        return "TooManyRequests";
+      case 500:
+        return "InternalError";
+      case 503:
+        return "ServiceUnavailable";
+      case 504:
+        return "Timeout";
+      default:
+        return "";
+    }
+  }
+
+  private URI uri(String path, Map<String, String> query) {
+    StringBuilder sb = new StringBuilder();
+    String base = config.server().toString();
+    sb.append(base.endsWith("/") ? base.substring(0, base.length() - 1) : base).append(path);
+    char sep = '?';
+    for (Map.Entry<String, String> e : query.entrySet()) {
+      sb.append(sep)
+          .append(e.getKey())
+          .append('=')
+          .append(URLEncoder.encode(e.getValue(), StandardCharsets.UTF_8).replace("+", "%20"));
+      sep = '&';
+    }
+    return URI.create(sb.toString());
+  }
+
+  private static Map<String, String> listQuery(ListOptions o, boolean watch) {
+    Map<String, String> q = new LinkedHashMap<>();
+    if (watch) {
+      q.put("watch", "true");
+    }
+    if (!o.labelSelector().isEmpty()) {
+      q.put("labelSelector", o.labelSelector());
+    }
+    if (!o.fieldSelector().isEmpty()) {
+      q.put("fieldSelector", o.fieldSelector());
+    }
+    if (!o.resourceVersion().isEmpty()) {
+      q.put("resourceVersion", o.resourceVersion());
+    }
+    if (watch && o.allowBookmarks()) {
+      q.put("allowWatchBookmarks", "true");
+    }
+    if (watch && o.timeoutSeconds() > 0) {
+      q.put("timeoutSeconds", Integer.toString(o.timeoutSeconds()));
+    }
+    return q;
+  }
+
+  private <T> ObjectNode toTree(ResourceType<T> type, T object) {
+    JsonNode tree = json.valueToTree(Objects.requireNonNull(object, "object"));
+    if (!(tree instanceof ObjectNode o)) {
+      throw new IllegalArgumentException(type.kind() + " did not serialize to a JSON object");
+    }
+    if (!o.hasNonNull("apiVersion")) {
+      o.put("apiVersion", type.apiVersion());
+    }
+    if (!o.hasNonNull("kind")) {
+      o.put("kind", type.kind());
+    }
+    return o;
+  }
+
+  private static String objectPath(ResourceType<?> type, ObjectNode tree, String sub) {
+    JsonNode meta = tree.path("metadata");
+    String name = meta.path("name").asText("");
+    if (name.isEmpty()) {
+      throw new IllegalArgumentException(type.kind() + ": metadata.name is required for update");
+    }
+    String ns =
+        type.namespaced() ? requireNs(type, meta.path("namespace").asText(""), "update") : "";
+    String path = type.objectPath(ns, name);
+    return sub.isEmpty() ? path : path + "/" + sub;
+  }
+
+  private static String requireNs(ResourceType<?> type, String ns, String op) {
+    if (ns.isEmpty()) {
+      throw new IllegalArgumentException(
+          type.kind() + " is namespaced: metadata.namespace is required for " + op);
+    }
+    return ns;
+  }
+
+  private byte[] bytes(JsonNode tree) {
+    try {
+      return json.writeValueAsBytes(tree);
+    } catch (IOException e) {
+      throw new IllegalArgumentException("cannot serialize: " + e, e);
+    }
+  }
+
+  private <T> T decode(ResourceType<T> type, byte[] body) throws KubeException {
+    try {
+      return json.readValue(body, type.javaType());
+    } catch (IOException e) {
+      throw new KubeException(
+          200, "InvalidResponse", "cannot decode a " + type.kind() + " from the response: " + e, e);
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Watch
+
+  /** One watch stream, read line by line on its own daemon thread. */
+  private final class WatchImpl<T> implements Watch {
+    private final ResourceType<T> type;
+    private final String path;
+    private final InputStream body;
+    private final WatchHandler<T> handler;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final Thread thread;
+
+    WatchImpl(ResourceType<T> type, String path, InputStream body, WatchHandler<T> handler) {
+      this.type = type;
+      this.path = path;
+      this.body = body;
+      this.handler = handler;
+      this.thread = new Thread(this::run, "kube-watch-" + type.plural());
+      this.thread.setDaemon(true);
+    }
+
+    void start() {
+      thread.start();
+    }
+
+    private void run() {
+      Optional<KubeException> end = Optional.empty();
+      try (BufferedReader r =
+          new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8))) {
+        String line;
+        while (!closed.get() && (line = r.readLine()) != null) {
+          if (line.isBlank()) {
+            continue;
+          }
+          Optional<KubeException> err = dispatch(line);
+          if (err.isPresent()) {
+            end = err;
+            break;
+          }
+        }
+      } catch (IOException | RuntimeException e) {
+        end =
+            Optional.of(
+                new KubeException(0, "StreamError", "WATCH " + path + ": stream failed: " + e, e));
+      } finally {
+        watches.remove(this);
+      }
+      if (closed.compareAndSet(false, true)) {
+        handler.onClose(end);
+      }
+    }
+
+    private Optional<KubeException> dispatch(String line) throws IOException {
+      JsonNode event = json.readTree(line);
+      String kind = event.path("type").asText("");
+      JsonNode object = event.path("object");
+      if ("ERROR".equals(kind)) {
+        int code = object.path("code").asInt(500);
+        return Optional.of(error("WATCH " + path, code, json.writeValueAsBytes(object)));
+      }
+      WatchEvent.Type t;
+      try {
+        t = WatchEvent.Type.valueOf(kind);
+      } catch (IllegalArgumentException e) {
+        LOG.warn("WATCH {}: ignoring an event of unknown type {}", path, kind);
+        return Optional.empty();
+      }
+      String rv = object.path("metadata").path("resourceVersion").asText("");
+      T value;
+      try {
+        value = json.treeToValue(object, type.javaType());
+      } catch (IOException | RuntimeException e) {
+        if (t != WatchEvent.Type.BOOKMARK) {
+          throw new IOException("cannot decode a " + type.kind() + " watch event: " + e, e);
+        }
+        value = null; // a bookmark carries only metadata.resourceVersion
+      }
+      if (!closed.get()) {
+        handler.onEvent(new WatchEvent<>(t, value, rv));
+      }
+      return Optional.empty();
+    }
+
+    @Override
+    public void close() {
+      if (closed.compareAndSet(false, true)) {
+        watches.remove(this);
+        try {
+          body.close();
+        } catch (IOException e) {
+          // closing anyway
+        }
+        if (Thread.currentThread() != thread) {
+          thread.interrupt(); // a blocked read of the JDK's body stream wakes up on interrupt
+        }
+      }
+    }
+  }
+
+  /** Builds an {@link HttpKubeClient}. */
+  public static final class Builder {
+    private final KubeConfig config;
+    private double qps = 5;
+    private int burst = 10;
+    private Duration callTimeout = Duration.ofSeconds(30);
+    private Duration connectTimeout = Duration.ofSeconds(10);
+    private int maxRetries = 5;
+    private Duration retryBase = Duration.ofMillis(100);
+    private Duration retryMax = Duration.ofSeconds(5);
+    private String userAgent = "dra4j";
+
+    private Builder(KubeConfig config) {
+      this.config = Objects.requireNonNull(config, "config");
+    }
+
+    /** Client-side rate limit: sustained calls per second and burst (default 5 / 10). */
+    public Builder rateLimit(double qps, int burst) {
+      if (qps <= 0 || burst < 1) {
+        throw new IllegalArgumentException("rate limit needs qps > 0 and burst >= 1");
+      }
+      this.qps = qps;
+      this.burst = burst;
+      return this;
+    }
+
+    /** Deadline of one call, all attempts included (default 30 s). */
+    public Builder callTimeout(Duration value) {
+      if (value.isNegative() || value.isZero()) {
+        throw new IllegalArgumentException("call timeout must be positive");
+      }
+      callTimeout = value;
+      return this;
+    }
+
+    /** TCP/TLS connect timeout of one attempt (default 10 s). */
+    public Builder connectTimeout(Duration value) {
+      connectTimeout = value;
+      return this;
+    }
+
+    /** Retries after the first attempt (default 5), and the backoff range (100 ms to 5 s). */
+    public Builder retries(int max, Duration base, Duration maxDelay) {
+      if (max < 0) {
+        throw new IllegalArgumentException("retries must be >= 0");
+      }
+      maxRetries = max;
+      retryBase = base;
+      retryMax = maxDelay;
+      return this;
+    }
+
+    /** The User-Agent header, e.g. {@code gpu.example.com/1.2 (dra4j)}. */
+    public Builder userAgent(String value) {
+      userAgent = value;
+      return this;
+    }
+
+    public HttpKubeClient build() {
+      return new HttpKubeClient(this);
+    }
+  }
+}

@@ -1,0 +1,289 @@
+package io.dra4j.runtime.kubelet;
+
+import io.dra4j.api.claim.ClaimRef;
+import io.grpc.Context;
+import io.grpc.Status;
+import io.grpc.StatusException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
+
+/**
+ * The version-neutral DRA node service: checks the request, serializes, calls the {@link
+ * NodeService}, completes and normalizes its answer, logs. The v1 and v1beta1 gRPC services only
+ * convert messages around it.
+ */
+final class NodeCalls {
+
+  private static final Logger LOG = LoggerFactory.getLogger(NodeCalls.class);
+  static final String MDC_REQUEST_ID = "requestId";
+
+  private final String driverName;
+  private final NodeService service;
+  private final SerializationLock lock;
+  private final boolean serializeHere;
+  private final AtomicInteger inFlight = new AtomicInteger();
+
+  NodeCalls(String driverName, NodeService service, SerializationLock lock) {
+    this.driverName = driverName;
+    this.service = service;
+    this.lock = lock;
+    this.serializeHere = lock.isEnabled() && !service.locksItself();
+  }
+
+  @FunctionalInterface
+  private interface Body<R> {
+    R call(List<ClaimRef> claims, NodeCall call) throws Exception;
+  }
+
+  Map<String, ClaimPrepareResult> prepare(String method, List<ClaimRef> requested)
+      throws StatusException {
+    return run(method, requested, service::prepare, this::completePrepare);
+  }
+
+  Map<String, Optional<String>> unprepare(String method, List<ClaimRef> requested)
+      throws StatusException {
+    return run(method, requested, service::unprepare, this::completeUnprepare);
+  }
+
+  @FunctionalInterface
+  private interface Completer<R, T> {
+    Map<String, T> complete(long id, String method, List<ClaimRef> claims, R raw);
+  }
+
+  @SuppressWarnings("try") // the lock is held for the body, not used in it
+  private <T> Map<String, T> run(
+      String method,
+      List<ClaimRef> requested,
+      Body<Map<String, T>> body,
+      Completer<Map<String, T>, T> completer)
+      throws StatusException {
+    long id = RequestIds.next();
+    long start = System.nanoTime();
+    inFlight.incrementAndGet();
+    MDC.put(MDC_REQUEST_ID, Long.toString(id));
+    try {
+      List<ClaimRef> claims = checkClaims(requested);
+      Context context = Context.current();
+      NodeCall call = new Call(id, lock, context);
+      Map<String, T> raw;
+      if (serializeHere) {
+        try (SerializationLock.Held held = lock.acquire()) {
+          if (context.isCancelled()) {
+            throw Status.CANCELLED
+                .withDescription(
+                    "the kubelet cancelled the call while it waited for the serialization lock")
+                .asException();
+          }
+          raw = body.call(claims, call);
+        }
+      } else {
+        raw = body.call(claims, call);
+      }
+      Map<String, T> result = completer.complete(id, method, claims, raw);
+      // Debug, like the Go helper's request logging: the prepare pipeline logs what it did at info.
+      if (LOG.isDebugEnabled()) {
+        LOG.debug(
+            "#{} {} driver={} claims={} done in {} µs",
+            id,
+            method,
+            driverName,
+            claims,
+            (System.nanoTime() - start) / 1000);
+      }
+      return result;
+    } catch (Throwable t) {
+      if (t instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      Status status = StatusMapping.toStatus(t);
+      long micros = (System.nanoTime() - start) / 1000;
+      if (status.getCode() == Status.Code.INTERNAL) {
+        LOG.error(
+            "#{} {} driver={} claims={} failed after {} µs: {}",
+            id,
+            method,
+            driverName,
+            requested,
+            micros,
+            status,
+            t);
+      } else {
+        LOG.error(
+            "#{} {} driver={} claims={} failed after {} µs: {}",
+            id,
+            method,
+            driverName,
+            requested,
+            micros,
+            status);
+      }
+      throw status.asException();
+    } finally {
+      MDC.remove(MDC_REQUEST_ID);
+      inFlight.decrementAndGet();
+    }
+  }
+
+  /** Prepare and unprepare calls running now (including those waiting for the lock). */
+  int inFlight() {
+    return inFlight.get();
+  }
+
+  /** Fails the call on a claim without uid, namespace or name; drops repeated UIDs. */
+  private static List<ClaimRef> checkClaims(List<ClaimRef> claims) throws StatusException {
+    Map<String, ClaimRef> byUid = new LinkedHashMap<>();
+    for (int i = 0; i < claims.size(); i++) {
+      ClaimRef c = claims.get(i);
+      String missing =
+          c.uid().isEmpty()
+              ? "uid"
+              : c.namespace().isEmpty() ? "namespace" : c.name().isEmpty() ? "name" : null;
+      if (missing != null) {
+        throw Status.INVALID_ARGUMENT
+            .withDescription("claims[" + i + "] (" + c + "): " + missing + " must not be empty")
+            .asException();
+      }
+      byUid.putIfAbsent(c.uid(), c);
+    }
+    return byUid.size() == claims.size() ? claims : List.copyOf(byUid.values());
+  }
+
+  private Map<String, ClaimPrepareResult> completePrepare(
+      long id, String method, List<ClaimRef> claims, Map<String, ClaimPrepareResult> raw) {
+    Map<String, ClaimPrepareResult> out = new LinkedHashMap<>(claims.size() * 2);
+    for (ClaimRef claim : claims) {
+      ClaimPrepareResult r = raw == null ? null : raw.get(claim.uid());
+      if (r == null) {
+        r = ClaimPrepareResult.failed(missingResult(claim));
+        LOG.error("#{} {} driver={} claim {}: {}", id, method, driverName, claim, r.error().get());
+      } else if (!r.isOk()) {
+        LOG.warn(
+            "#{} {} driver={} claim {} failed: {}", id, method, driverName, claim, r.error().get());
+      } else {
+        r = stripSubrequests(r);
+      }
+      out.put(claim.uid(), r);
+    }
+    warnUnknown(id, method, claims, raw);
+    return out;
+  }
+
+  private Map<String, Optional<String>> completeUnprepare(
+      long id, String method, List<ClaimRef> claims, Map<String, Optional<String>> raw) {
+    Map<String, Optional<String>> out = new LinkedHashMap<>(claims.size() * 2);
+    for (ClaimRef claim : claims) {
+      Optional<String> r = raw == null ? null : raw.get(claim.uid());
+      if (r == null) {
+        r = Optional.of(missingResult(claim));
+        LOG.error("#{} {} driver={} claim {}: {}", id, method, driverName, claim, r.get());
+      } else if (r.isPresent() && r.get().isBlank()) {
+        // An empty error string reads as success to the kubelet; keep the failure visible.
+        r = Optional.of("unprepare failed (driver " + driverName + " gave no reason)");
+      }
+      if (r.isPresent()) {
+        LOG.warn("#{} {} driver={} claim {} failed: {}", id, method, driverName, claim, r.get());
+      }
+      out.put(claim.uid(), r);
+    }
+    warnUnknown(id, method, claims, raw);
+    return out;
+  }
+
+  private String missingResult(ClaimRef claim) {
+    return "driver " + driverName + " returned no result for ResourceClaim " + claim;
+  }
+
+  private void warnUnknown(long id, String method, List<ClaimRef> claims, Map<String, ?> raw) {
+    if (raw == null || raw.size() <= claims.size() && containsOnly(claims, raw)) {
+      return;
+    }
+    List<String> unknown = new ArrayList<>();
+    for (String uid : raw.keySet()) {
+      if (claims.stream().noneMatch(c -> c.uid().equals(uid))) {
+        unknown.add(uid);
+      }
+    }
+    if (!unknown.isEmpty()) {
+      LOG.warn(
+          "#{} {} driver={}: dropped results for claim UIDs that were not requested: {}",
+          id,
+          method,
+          driverName,
+          unknown);
+    }
+  }
+
+  private static boolean containsOnly(List<ClaimRef> claims, Map<String, ?> raw) {
+    int found = 0;
+    for (ClaimRef c : claims) {
+      if (raw.containsKey(c.uid())) {
+        found++;
+      }
+    }
+    return found == raw.size();
+  }
+
+  /** The kubelet matches containers by base request name: "gpu/small" becomes "gpu". */
+  static ClaimPrepareResult stripSubrequests(ClaimPrepareResult result) {
+    boolean any = false;
+    for (KubeletDevice d : result.devices()) {
+      for (String name : d.requestNames()) {
+        if (name.indexOf('/') >= 0) {
+          any = true;
+          break;
+        }
+      }
+    }
+    if (!any) {
+      return result;
+    }
+    List<KubeletDevice> devices = new ArrayList<>(result.devices().size());
+    for (KubeletDevice d : result.devices()) {
+      List<String> names = new ArrayList<>(d.requestNames().size());
+      for (String name : d.requestNames()) {
+        int slash = name.indexOf('/');
+        String base = slash >= 0 ? name.substring(0, slash) : name;
+        if (!names.contains(base)) {
+          names.add(base);
+        }
+      }
+      devices.add(
+          new KubeletDevice(names, d.poolName(), d.deviceName(), d.cdiDeviceIds(), d.shareId()));
+    }
+    return ClaimPrepareResult.ok(devices);
+  }
+
+  private static final class Call implements NodeCall {
+    private final long id;
+    private final SerializationLock lock;
+    private final Context context;
+
+    Call(long id, SerializationLock lock, Context context) {
+      this.id = id;
+      this.lock = lock;
+      this.context = context;
+    }
+
+    @Override
+    public long requestId() {
+      return id;
+    }
+
+    @Override
+    public SerializationLock lock() {
+      return lock;
+    }
+
+    @Override
+    public boolean isCancelled() {
+      return context.isCancelled();
+    }
+  }
+}

@@ -1,0 +1,325 @@
+package io.dra4j.runtime.kube;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.sun.net.httpserver.HttpServer;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.security.PrivateKey;
+import java.util.Base64;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * kubeconfig and in-cluster configuration against a real HTTPS server that checks client
+ * certificates: every PEM key format, CA data and files, relative paths, token rotation, and the
+ * refusals (exec, auth-provider, insecure-skip-tls-verify).
+ */
+class KubeConfigTest {
+  @TempDir static Path shared;
+  static TlsFixture tls;
+  static URI https;
+
+  @TempDir Path dir;
+
+  @BeforeAll
+  static void startServer() throws Exception {
+    tls = new TlsFixture(shared);
+    https = tls.start();
+  }
+
+  @AfterAll
+  static void stopServer() {
+    tls.close();
+  }
+
+  private static String b64(String s) {
+    return Base64.getEncoder().encodeToString(s.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private Path kubeconfig(String clusterExtra, String userBlock) throws Exception {
+    String yaml =
+        "apiVersion: v1\n"
+            + "kind: Config\n"
+            + "current-context: main\n"
+            + "clusters:\n"
+            + "- name: c\n"
+            + "  cluster:\n"
+            + "    server: "
+            + https
+            + "\n"
+            + clusterExtra
+            + "contexts:\n"
+            + "- name: main\n"
+            + "  context: {cluster: c, user: u, namespace: team-a}\n"
+            + "- name: other\n"
+            + "  context: {cluster: c, user: u}\n"
+            + "users:\n"
+            + "- name: u\n"
+            + "  user:\n"
+            + userBlock;
+    Path f = dir.resolve("kubeconfig");
+    Files.writeString(f, yaml);
+    return f;
+  }
+
+  private String caData() throws Exception {
+    return "    certificate-authority-data: " + b64(TlsFixture.certPem(tls.server)) + "\n";
+  }
+
+  private static Node getNode(KubeConfig config) throws KubeException {
+    try (HttpKubeClient c = HttpKubeClient.builder(config).build()) {
+      return c.get(Node.TYPE, "", "n1");
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"rsa-pkcs8", "rsa-pkcs1", "ec-sec1", "ec-pkcs8"})
+  void clientCertificateInEveryKeyFormat(String format) throws Exception {
+    boolean rsa = format.startsWith("rsa");
+    var entry = rsa ? tls.clientRsa : tls.clientEc;
+    PrivateKey key = entry.getPrivateKey();
+    String keyPem;
+    switch (format) {
+      case "rsa-pkcs1":
+        keyPem = TlsFixture.pkcs1Pem(key);
+        break;
+      case "ec-sec1":
+        keyPem = TlsFixture.sec1Pem(key);
+        break;
+      default:
+        keyPem = TlsFixture.pkcs8Pem(key);
+    }
+    // The parsed key is the very key keytool made.
+    PrivateKey parsed = Pem.privateKey(keyPem, "test");
+    if (parsed instanceof java.security.interfaces.ECPrivateKey ec) {
+      java.security.interfaces.ECPrivateKey original = (java.security.interfaces.ECPrivateKey) key;
+      assertThat(ec.getS()).isEqualTo(original.getS());
+      assertThat(ec.getParams().getOrder()).isEqualTo(original.getParams().getOrder());
+    } else {
+      assertThat(parsed.getEncoded()).isEqualTo(key.getEncoded());
+    }
+
+    Path f =
+        kubeconfig(
+            caData(),
+            "    client-certificate-data: "
+                + b64(TlsFixture.certPem(entry))
+                + "\n    client-key-data: "
+                + b64(keyPem)
+                + "\n");
+    KubeConfig config = KubeConfig.fromKubeconfig(f);
+    assertThat(config.namespace()).isEqualTo("team-a");
+    assertThat(getNode(config).metadata().name()).isEqualTo("n1");
+    assertThat(tls.lastClientSubject.get()).isEqualTo(rsa ? "CN=client-rsa" : "CN=client-ec");
+    assertThat(tls.lastAuthorization.get()).isEmpty();
+  }
+
+  @Test
+  void filesAreResolvedAgainstTheKubeconfigDirectory() throws Exception {
+    Path certs = Files.createDirectories(dir.resolve("certs"));
+    Files.writeString(certs.resolve("ca.crt"), TlsFixture.certPem(tls.server));
+    Files.writeString(certs.resolve("client.crt"), TlsFixture.certPem(tls.clientRsa));
+    Files.writeString(
+        certs.resolve("client.key"), TlsFixture.pkcs1Pem(tls.clientRsa.getPrivateKey()));
+    Files.writeString(certs.resolve("token"), "file-token\n");
+    Path f =
+        kubeconfig(
+            "    certificate-authority: certs/ca.crt\n",
+            "    client-certificate: certs/client.crt\n"
+                + "    client-key: certs/client.key\n"
+                + "    tokenFile: certs/token\n");
+    getNode(KubeConfig.fromKubeconfig(f));
+    assertThat(tls.lastAuthorization.get()).isEqualTo("Bearer file-token");
+    assertThat(tls.lastClientSubject.get()).isEqualTo("CN=client-rsa");
+  }
+
+  @Test
+  void anUntrustedServerCertificateFailsTheCall() throws Exception {
+    Path f =
+        kubeconfig(
+            "    certificate-authority-data: " + b64(TlsFixture.certPem(tls.clientEc)) + "\n",
+            "    token: t\n");
+    assertThatThrownBy(
+            () ->
+                HttpKubeClient.builder(KubeConfig.fromKubeconfig(f))
+                    .retries(0, java.time.Duration.ofMillis(1), java.time.Duration.ofMillis(1))
+                    .build()
+                    .get(Node.TYPE, "", "n1"))
+        .isInstanceOfSatisfying(
+            KubeException.class,
+            e -> {
+              assertThat(e.status()).isZero();
+              assertThat(e.getMessage()).containsIgnoringCase("ssl");
+            });
+  }
+
+  @Test
+  void insecureSkipTlsVerifyIsRefusedUnlessAllowed() throws Exception {
+    Path f = kubeconfig("    insecure-skip-tls-verify: true\n", "    token: t\n");
+    assertThatThrownBy(() -> KubeConfig.fromKubeconfig(f))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("insecure-skip-tls-verify")
+        .hasMessageContaining("certificate-authority");
+    KubeConfig allowed = KubeConfig.fromKubeconfig(f, Optional.empty(), true);
+    assertThat(getNode(allowed).metadata().name()).isEqualTo("n1");
+    assertThat(tls.lastAuthorization.get()).isEqualTo("Bearer t");
+  }
+
+  @Test
+  void execAndAuthProviderUsersAreRejectedNamingTheAlternatives() throws Exception {
+    Path exec =
+        kubeconfig(
+            caData(),
+            "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: aws\n");
+    assertThatThrownBy(() -> KubeConfig.fromKubeconfig(exec))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("user \"u\"")
+        .hasMessageContaining("exec credential plugin")
+        .hasMessageContaining("tokenFile")
+        .hasMessageContaining("client-certificate");
+    Path provider = kubeconfig(caData(), "    auth-provider:\n      name: gcp\n");
+    assertThatThrownBy(() -> KubeConfig.fromKubeconfig(provider))
+        .hasMessageContaining("auth-provider")
+        .hasMessageContaining("tokenFile");
+  }
+
+  @Test
+  void contextsAndErrors() throws Exception {
+    Path f = kubeconfig(caData(), "    token: t\n");
+    assertThat(KubeConfig.fromKubeconfig(f, Optional.of("other"), false).namespace())
+        .isEqualTo("default");
+    assertThatThrownBy(() -> KubeConfig.fromKubeconfig(f, Optional.of("nope"), false))
+        .hasMessageContaining("contexts has no entry named \"nope\"");
+    Path certOnly =
+        kubeconfig(
+            caData(),
+            "    client-certificate-data: " + b64(TlsFixture.certPem(tls.clientRsa)) + "\n");
+    assertThatThrownBy(() -> KubeConfig.fromKubeconfig(certOnly))
+        .hasMessageContaining("client-certificate and client-key must be given together");
+    Path badKey =
+        kubeconfig(
+            caData(),
+            "    client-certificate-data: "
+                + b64(TlsFixture.certPem(tls.clientRsa))
+                + "\n    client-key-data: "
+                + b64(
+                    "-----BEGIN ENCRYPTED PRIVATE KEY-----\nAAAA\n-----END ENCRYPTED PRIVATE KEY-----\n")
+                + "\n");
+    assertThatThrownBy(() -> KubeConfig.fromKubeconfig(badKey))
+        .hasMessageContaining("encrypted private keys are not supported");
+  }
+
+  @Test
+  void plainHttpServersWorkLikeKubectl() throws Exception {
+    AtomicReference<String> auth = new AtomicReference<>();
+    HttpServer http =
+        HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 4);
+    http.createContext(
+        "/",
+        ex -> {
+          auth.set(ex.getRequestHeaders().getFirst("Authorization"));
+          byte[] b = "{\"metadata\":{\"name\":\"n1\"}}".getBytes(StandardCharsets.UTF_8);
+          ex.sendResponseHeaders(200, b.length);
+          ex.getResponseBody().write(b);
+          ex.close();
+        });
+    http.start();
+    try {
+      Path f = dir.resolve("http-kubeconfig");
+      Files.writeString(
+          f,
+          "apiVersion: v1\nkind: Config\ncurrent-context: x\n"
+              + "clusters: [{name: c, cluster: {server: 'http://127.0.0.1:"
+              + http.getAddress().getPort()
+              + "'}}]\n"
+              + "contexts: [{name: x, context: {cluster: c, user: u}}]\n"
+              + "users: [{name: u, user: {token: plain}}]\n");
+      try (HttpKubeClient c = KubeClients.fromKubeconfig(f)) {
+        Node n = c.get(Node.TYPE, "", "n1");
+        assertThat(n.kind()).isEqualTo("Node");
+      }
+      assertThat(auth.get()).isEqualTo("Bearer plain");
+    } finally {
+      http.stop(0);
+    }
+  }
+
+  // ---- in-cluster
+
+  private Path serviceAccount(String token) throws Exception {
+    Path sa = Files.createDirectories(dir.resolve("sa"));
+    Files.writeString(sa.resolve("token"), token);
+    Files.writeString(sa.resolve("ca.crt"), TlsFixture.certPem(tls.server));
+    Files.writeString(sa.resolve("namespace"), "dra-system");
+    return sa;
+  }
+
+  private Map<String, String> env() {
+    return Map.of(
+        "KUBERNETES_SERVICE_HOST",
+        "127.0.0.1",
+        "KUBERNETES_SERVICE_PORT",
+        Integer.toString(https.getPort()));
+  }
+
+  @Test
+  void inClusterReadsTheRotatedTokenFile() throws Exception {
+    Path sa = serviceAccount("token-one");
+    KubeConfig config = KubeConfig.inCluster(sa, env());
+    assertThat(config.namespace()).isEqualTo("dra-system");
+    try (HttpKubeClient c = HttpKubeClient.builder(config).build()) {
+      c.get(Node.TYPE, "", "n1");
+      assertThat(tls.lastAuthorization.get()).isEqualTo("Bearer token-one");
+      // The kubelet rotates the projected token: new content, new modification time.
+      Path token = sa.resolve("token");
+      Files.writeString(token, "token-two-rotated");
+      Files.setLastModifiedTime(
+          token, FileTime.fromMillis(Files.getLastModifiedTime(token).toMillis() + 5000));
+      c.get(Node.TYPE, "", "n1");
+      assertThat(tls.lastAuthorization.get()).isEqualTo("Bearer token-two-rotated");
+    }
+  }
+
+  @Test
+  void aRejectedTokenIsReReadOnceEvenWhenTheFileLooksUnchanged() throws Exception {
+    Path sa = serviceAccount("aaaa");
+    try (HttpKubeClient c = HttpKubeClient.builder(KubeConfig.inCluster(sa, env())).build()) {
+      c.get(Node.TYPE, "", "n1");
+      Path token = sa.resolve("token");
+      FileTime mtime = Files.getLastModifiedTime(token);
+      Files.writeString(token, "bbbb"); // same size
+      Files.setLastModifiedTime(token, mtime); // same time: the cache cannot notice
+      tls.requiredToken.set("bbbb");
+      try {
+        c.get(Node.TYPE, "", "n1");
+        assertThat(tls.lastAuthorization.get()).isEqualTo("Bearer bbbb");
+      } finally {
+        tls.requiredToken.set("");
+      }
+    }
+  }
+
+  @Test
+  void inClusterNeedsTheEnvironment() throws Exception {
+    Path sa = serviceAccount("t");
+    assertThatThrownBy(() -> KubeConfig.inCluster(sa, Map.of()))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("KUBERNETES_SERVICE_HOST");
+    assertThatThrownBy(() -> KubeConfig.inCluster(dir.resolve("missing"), env()))
+        .hasMessageContaining("token");
+  }
+}

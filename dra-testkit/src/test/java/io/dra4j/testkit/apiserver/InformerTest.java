@@ -1,0 +1,180 @@
+package io.dra4j.testkit.apiserver;
+
+import static io.dra4j.testkit.apiserver.KubeClientContractTest.DRIVER;
+import static io.dra4j.testkit.apiserver.KubeClientContractTest.slice;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.dra4j.runtime.kube.HttpKubeClient;
+import io.dra4j.runtime.kube.Informer;
+import io.dra4j.runtime.kube.InformerHandler;
+import io.dra4j.runtime.kube.ListOptions;
+import io.dra4j.runtime.kube.Preconditions;
+import io.dra4j.runtime.kube.ResourceSlice;
+import io.dra4j.runtime.kube.ResourceSliceSpec;
+import java.time.Duration;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The Informer against the fake API server: list once, watch, resume, re-list only when needed. */
+class InformerTest {
+  private FakeApiServer server;
+  private HttpKubeClient client;
+  private Informer<ResourceSlice> informer;
+  private final BlockingQueue<String> events = new LinkedBlockingQueue<>();
+
+  @AfterEach
+  void stop() {
+    if (informer != null) {
+      informer.close();
+    }
+    if (client != null) {
+      client.close();
+    }
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  private void startInformer(ListOptions options) throws InterruptedException {
+    client =
+        server
+            .clientBuilder()
+            .rateLimit(1000, 1000)
+            .retries(0, Duration.ofMillis(1), Duration.ofMillis(1))
+            .build();
+    informer =
+        Informer.builder(client, ResourceSlice.TYPE)
+            .options(options)
+            .backoff(Duration.ofMillis(20), Duration.ofMillis(200))
+            .handler(
+                new InformerHandler<>() {
+                  @Override
+                  public void onAdd(ResourceSlice s) {
+                    events.add("add " + s.metadata().name());
+                  }
+
+                  @Override
+                  public void onUpdate(ResourceSlice oldObj, ResourceSlice newObj) {
+                    events.add(
+                        "update "
+                            + newObj.metadata().name()
+                            + " "
+                            + oldObj.spec().pool().generation()
+                            + "->"
+                            + newObj.spec().pool().generation());
+                  }
+
+                  @Override
+                  public void onDelete(ResourceSlice s) {
+                    events.add("delete " + s.metadata().name());
+                  }
+                })
+            .build()
+            .start();
+    assertThat(informer.awaitSynced(Duration.ofSeconds(10))).isTrue();
+  }
+
+  private String next() throws InterruptedException {
+    String e = events.poll(10, TimeUnit.SECONDS);
+    assertThat(e).as("an informer event within 10 s").isNotNull();
+    return e;
+  }
+
+  private void awaitWatches(long opened) throws InterruptedException {
+    for (int i = 0; i < 400 && (server.openWatches() < 1 || server.watchesOpened() < opened); i++) {
+      Thread.sleep(25);
+    }
+    assertThat(server.watchesOpened()).isGreaterThanOrEqualTo(opened);
+  }
+
+  @Test
+  void listsOnceThenFollowsTheWatch() throws Exception {
+    server = FakeApiServer.start();
+    server.put(ResourceSlice.TYPE, slice("a", "node-1", DRIVER));
+    startInformer(ListOptions.fields("spec.nodeName=node-1"));
+    assertThat(next()).isEqualTo("add a");
+    awaitWatches(1);
+
+    try (HttpKubeClient writer = server.newClient()) {
+      writer.create(ResourceSlice.TYPE, slice("b", "node-1", DRIVER));
+      writer.create(ResourceSlice.TYPE, slice("other", "node-2", DRIVER));
+      ResourceSlice a = writer.get(ResourceSlice.TYPE, "", "a");
+      writer.update(
+          ResourceSlice.TYPE,
+          a.withSpec(a.spec().withPool(new ResourceSliceSpec.ResourcePool("node-1", 2, 1))));
+      writer.delete(ResourceSlice.TYPE, "", "b", Preconditions.NONE);
+    }
+    assertThat(next()).isEqualTo("add b");
+    assertThat(next()).isEqualTo("update a 1->2");
+    assertThat(next()).isEqualTo("delete b");
+    assertThat(informer.get("", "a").orElseThrow().spec().pool().generation()).isEqualTo(2);
+    assertThat(informer.list()).extracting(s -> s.metadata().name()).containsExactly("a");
+    // One list for all of that: no re-list per event.
+    assertThat(informer.listCount()).isEqualTo(1);
+    assertThat(server.requests("list", "resourceslices")).isEqualTo(1);
+  }
+
+  @Test
+  void resumesACleanlyEndedWatchWithoutListing() throws Exception {
+    server = FakeApiServer.start();
+    startInformer(ListOptions.ALL);
+    awaitWatches(1);
+    server.faults().dropWatches();
+    awaitWatches(2);
+    try (HttpKubeClient writer = server.newClient()) {
+      writer.create(ResourceSlice.TYPE, slice("after", "node-1", DRIVER));
+    }
+    assertThat(next()).isEqualTo("add after");
+    assertThat(informer.listCount()).isEqualTo(1);
+    assertThat(server.requests("list", "resourceslices")).isEqualTo(1);
+  }
+
+  @Test
+  void listsAgainOnGoneAndReportsOnlyRealChanges() throws Exception {
+    server = FakeApiServer.start();
+    server.put(ResourceSlice.TYPE, slice("a", "node-1", DRIVER));
+    startInformer(ListOptions.ALL);
+    assertThat(next()).isEqualTo("add a");
+    awaitWatches(1);
+    // The next watch start answers 410; then the stream is cut so the informer re-watches.
+    server.faults().failNext("watch", "resourceslices", 1, 410);
+    server.put(ResourceSlice.TYPE, slice("b", "node-1", DRIVER));
+    assertThat(next()).isEqualTo("add b");
+    server.faults().dropWatches();
+    awaitWatches(2);
+    for (int i = 0; i < 200 && informer.listCount() < 2; i++) {
+      Thread.sleep(25);
+    }
+    assertThat(informer.listCount()).isEqualTo(2);
+    // The re-list found nothing new: no duplicate adds, no spurious updates.
+    assertThat(events.poll(300, TimeUnit.MILLISECONDS)).isNull();
+    assertThat(informer.list()).hasSize(2);
+  }
+
+  @Test
+  void listsAgainAfterTheServerWasDownAndCatchesUp() throws Exception {
+    server = FakeApiServer.builder().historyLimit(2).build().startServer();
+    server.put(ResourceSlice.TYPE, slice("a", "node-1", DRIVER));
+    server.put(ResourceSlice.TYPE, slice("b", "node-1", DRIVER));
+    startInformer(ListOptions.ALL);
+    assertThat(next()).isEqualTo("add a");
+    assertThat(next()).isEqualTo("add b");
+    awaitWatches(1);
+
+    server.stop(); // the stream breaks: the informer backs off and lists again
+    ResourceSlice a = server.object(ResourceSlice.TYPE, "", "a").orElseThrow();
+    server.put(ResourceSlice.TYPE, slice("c", "node-1", DRIVER));
+    server.put(ResourceSlice.TYPE, slice("d", "node-1", DRIVER));
+    server.put(ResourceSlice.TYPE, slice("e", "node-1", DRIVER));
+    server.restart();
+
+    assertThat(java.util.List.of(next(), next(), next()))
+        .containsExactlyInAnyOrder("add c", "add d", "add e");
+    assertThat(informer.listCount()).isGreaterThanOrEqualTo(2);
+    assertThat(informer.get("", "a")).contains(a);
+    assertThat(events.poll(300, TimeUnit.MILLISECONDS)).isNull();
+  }
+}

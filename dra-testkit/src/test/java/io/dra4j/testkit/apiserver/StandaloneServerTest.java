@@ -1,0 +1,60 @@
+package io.dra4j.testkit.apiserver;
+
+import static io.dra4j.testkit.apiserver.KubeClientContractTest.DRIVER;
+import static io.dra4j.testkit.apiserver.KubeClientContractTest.slice;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.dra4j.runtime.kube.HttpKubeClient;
+import io.dra4j.runtime.kube.KubeClients;
+import io.dra4j.runtime.kube.ListOptions;
+import io.dra4j.runtime.kube.ResourceSlice;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The standalone server in a child JVM: it writes a kubeconfig, prints its URL, and a client built
+ * from that kubeconfig (plain http, token) talks to it.
+ */
+class StandaloneServerTest {
+
+  @Test
+  void runsStandaloneAndWritesAWorkingKubeconfig(@TempDir Path dir) throws Exception {
+    Path kubeconfig = dir.resolve("sub/kubeconfig.yaml");
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    Process p =
+        new ProcessBuilder(
+                List.of(
+                    java,
+                    "-cp",
+                    System.getProperty("java.class.path"),
+                    Main.class.getName(),
+                    "--port",
+                    "0",
+                    "--kubeconfig-out",
+                    kubeconfig.toString()))
+            .redirectError(ProcessBuilder.Redirect.DISCARD)
+            .start();
+    try {
+      BufferedReader out =
+          new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+      String url = out.readLine();
+      assertThat(url).startsWith("http://127.0.0.1:");
+      assertThat(Files.readString(kubeconfig)).contains("server: " + url);
+      try (HttpKubeClient c = KubeClients.fromKubeconfig(kubeconfig)) {
+        assertThat(c.config().server().toString()).isEqualTo(url);
+        c.create(ResourceSlice.TYPE, slice("s", "node-1", DRIVER));
+        assertThat(c.list(ResourceSlice.TYPE, "", ListOptions.ALL).items()).hasSize(1);
+      }
+    } finally {
+      p.destroy();
+      assertThat(p.waitFor(10, TimeUnit.SECONDS)).isTrue();
+    }
+  }
+}

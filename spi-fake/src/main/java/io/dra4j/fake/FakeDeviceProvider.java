@@ -1,0 +1,416 @@
+package io.dra4j.fake;
+
+import io.dra4j.api.cdi.ContainerEdits;
+import io.dra4j.api.cdi.DeviceNode;
+import io.dra4j.api.claim.AllocatedDevice;
+import io.dra4j.api.claim.ClaimAllocation;
+import io.dra4j.api.claim.DeviceException;
+import io.dra4j.api.claim.PrepareResult;
+import io.dra4j.api.claim.PreparedClaim;
+import io.dra4j.api.claim.PreparedDevice;
+import io.dra4j.api.claim.RecordedDevice;
+import io.dra4j.api.device.Quantity;
+import io.dra4j.api.health.HealthReporting;
+import io.dra4j.api.health.HealthSink;
+import io.dra4j.api.provider.ConfigType;
+import io.dra4j.api.provider.DeviceProvider;
+import io.dra4j.api.provider.Inventory;
+import io.dra4j.api.provider.ProviderContext;
+import io.dra4j.api.provider.TypedConfig;
+import io.dra4j.api.status.DeviceStatus;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Simulated devices: the demo's provider and a realistic peer for tests of the runtime. Found with
+ * {@link java.util.ServiceLoader} under the name {@value #NAME}.
+ *
+ * <h2>Settings ({@link ProviderContext#config()})</h2>
+ *
+ * <table>
+ *   <caption>Settings</caption>
+ *   <tr><th>key</th><th>default</th><th>meaning</th></tr>
+ *   <tr><td>{@value #CONFIG_DEVICES}</td><td>8</td><td>number of devices {@code gpu-0} ...
+ *       (0 to 1024)</td></tr>
+ *   <tr><td>{@value #CONFIG_TYPE}</td><td>{@code gpu}</td><td>value of the {@code type}
+ *       attribute; partitions get {@code <type>-partition}</td></tr>
+ *   <tr><td>{@value #CONFIG_MEMORY}</td><td>{@code 80Gi}</td><td>{@code memory} capacity per
+ *       device, whole bytes</td></tr>
+ *   <tr><td>{@value #CONFIG_PARTITIONS}</td><td>0 (off)</td><td>N: each device gets a counter set
+ *       {@code <dev>-counters} ({@code memory}, {@code compute} = N) and N devices {@code
+ *       <dev>-part-<i>} drawing 1/N of it (memory rounded down to whole Mi); the full device
+ *       draws all of it (KEP-4815). 0 to 64.</td></tr>
+ *   <tr><td>{@value #CONFIG_CONSUMABLE}</td><td>false</td><td>true: devices allow multiple
+ *       allocations and {@code memory} has a request policy with {@code validRange} min = step =
+ *       default = 1Gi (half the memory below 2Gi). Not with partitions.</td></tr>
+ *   <tr><td>{@value #CONFIG_PCI_BUS_IDS}</td><td>none</td><td>{@code fake}: device i gets the
+ *       standard {@code pciBusID} {@code 0000:<i+1>:00.0} (hex); or a comma list of real
+ *       addresses, one per device, so spi-numa shows a real host's topology</td></tr>
+ *   <tr><td>{@value #CONFIG_DEVICE_NODES}</td><td>none</td><td>a host device such as {@code
+ *       /dev/null}, injected as the required device node {@code /dev/fake-<device>} of every
+ *       prepared device</td></tr>
+ *   <tr><td>{@value #CONFIG_FLAP_PERIOD}</td><td>none (off)</td><td>e.g. {@code 30s}: the flap
+ *       device turns unhealthy, then healthy, alternating each period</td></tr>
+ *   <tr><td>{@value #CONFIG_FLAP_DEVICE}</td><td>{@code gpu-0}</td><td>the device that
+ *       flaps</td></tr>
+ * </table>
+ *
+ * <h2>Devices</h2>
+ *
+ * Named {@code gpu-<i>} (partitions {@code gpu-<i>-part-<j>}) in one node-local pool named after
+ * the node. Attributes: {@code type}, {@code uuid} (a name-based UUID of driver name, node name and
+ * device name, so every discovery and every node gives stable, distinct ids), {@code index}, {@code
+ * model} ({@code FAKE-80} for 80Gi), {@code driverVersion} (a version); partitions add {@code
+ * parent} and {@code partition}. Capacity {@code memory}.
+ *
+ * <h2>Prepare</h2>
+ *
+ * For each device, with {@code <n>} its name after {@code gpu-} in upper case with {@code _} for
+ * {@code -} ({@code 3}, {@code 0_PART_1}), so a container can tell exactly which devices it got and
+ * names never collide across claims:
+ *
+ * <ul>
+ *   <li>{@code DRA_FAKE_DEVICE_<n>=<uuid>} (the {@code uuid} attribute of the device)
+ *   <li>{@code DRA_FAKE_DEVICE_<n>_REQUEST=<request>}
+ *   <li>{@code DRA_FAKE_DEVICE_<n>_MEMORY=<quantity>} when the allocation consumes memory of a
+ *       shared device
+ *   <li>{@code DRA_FAKE_DEVICE_<n>_SHARING=<Exclusive|TimeSlicing>} when a {@link FakeConfig}
+ *       applies, plus its {@code env} entries
+ *   <li>{@code DRA_ADMIN_ACCESS=true} for an admin-access allocation
+ *   <li>the device node of {@value #CONFIG_DEVICE_NODES}, if set
+ * </ul>
+ *
+ * The claim status of each device is {@code Ready=True} with data {@code {uuid, model}}; the uuid
+ * is also recorded. A device that is not shared and not under admin access is refused while another
+ * claim holds it. {@link #unprepare} releases the claim's devices and is idempotent.
+ *
+ * <p>Thread-safe: {@link #threadSafe()} is true.
+ */
+public final class FakeDeviceProvider implements DeviceProvider, TypedConfig, HealthReporting {
+
+  /** The provider's name for {@code --provider}. */
+  public static final String NAME = "fake";
+
+  public static final String CONFIG_DEVICES = "devices";
+  public static final String CONFIG_TYPE = "type";
+  public static final String CONFIG_MEMORY = "memory";
+  public static final String CONFIG_PARTITIONS = "partitions";
+  public static final String CONFIG_CONSUMABLE = "consumable";
+  public static final String CONFIG_PCI_BUS_IDS = "pci-bus-ids";
+  public static final String CONFIG_DEVICE_NODES = "device-nodes";
+  public static final String CONFIG_FLAP_PERIOD = "flap-period";
+  public static final String CONFIG_FLAP_DEVICE = "flap-device";
+
+  public static final String ATTR_TYPE = "type";
+  public static final String ATTR_UUID = "uuid";
+  public static final String ATTR_INDEX = "index";
+  public static final String ATTR_MODEL = "model";
+  public static final String ATTR_DRIVER_VERSION = "driverVersion";
+  public static final String ATTR_PARENT = "parent";
+  public static final String ATTR_PARTITION = "partition";
+  public static final String CAPACITY_MEMORY = "memory";
+  public static final String COUNTER_MEMORY = "memory";
+  public static final String COUNTER_COMPUTE = "compute";
+
+  /** The value of the {@code driverVersion} attribute. */
+  public static final String DRIVER_VERSION = "1.0.0";
+
+  /** Prefix of every per-device environment variable. */
+  public static final String ENV_PREFIX = "DRA_FAKE_";
+
+  /** Set to {@code true} for admin-access allocations. */
+  public static final String ENV_ADMIN = "DRA_ADMIN_ACCESS";
+
+  /** Reason of the scheduled flapping's unhealthy reports. */
+  public static final String FLAP_REASON = "FakeFlap";
+
+  private static final System.Logger LOG = System.getLogger(FakeDeviceProvider.class.getName());
+
+  /** Settings and the inventory built from them, swapped together by each discovery. */
+  private record Discovered(FakeSettings settings, FakeInventory inventory) {}
+
+  private volatile Discovered discovered;
+  private final FakeHealthScript health = new FakeHealthScript();
+
+  private final Object stateLock = new Object();
+
+  /** Claim UID to the keys ({@link AllocatedDevice#key()}) of its prepared devices. */
+  private final Map<String, Set<String>> prepared = new HashMap<>();
+
+  /** {@code pool/device} to the claim UID holding it exclusively. */
+  private final Map<String, String> exclusive = new HashMap<>();
+
+  private ScheduledExecutorService flapper;
+
+  /** For {@link java.util.ServiceLoader}; settings come with {@link #discover}. */
+  public FakeDeviceProvider() {}
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  /**
+   * Builds the devices the settings describe; the same settings always give the same inventory.
+   *
+   * @throws IllegalArgumentException naming the key, value and rule of an invalid setting
+   */
+  @Override
+  public Inventory discover(ProviderContext context) {
+    FakeSettings s = FakeSettings.from(context);
+    FakeInventory inv = FakeInventory.build(s, context.driverName(), context.nodeName());
+    if (s.flapPeriod().isPresent() && inv.entry(s.flapDevice()).isEmpty()) {
+      throw new IllegalArgumentException(
+          "setting "
+              + CONFIG_FLAP_DEVICE
+              + "=\""
+              + s.flapDevice()
+              + "\" is not one of "
+              + inv.deviceNames());
+    }
+    discovered = new Discovered(s, inv);
+    health.inventory(inv);
+    return inv.inventory();
+  }
+
+  @Override
+  public PrepareResult prepare(ClaimAllocation allocation) throws DeviceException {
+    Discovered now = discovered;
+    if (now == null) {
+      throw new DeviceException("claim " + allocation.claim() + ": no devices discovered yet");
+    }
+    FakeInventory inv = now.inventory();
+    FakeSettings s = now.settings();
+    List<PreparedDevice> out = new ArrayList<>();
+    for (AllocatedDevice d : allocation.devices()) {
+      out.add(prepareDevice(allocation, d, inv, s));
+    }
+    String uid = allocation.claim().uid();
+    synchronized (stateLock) {
+      for (AllocatedDevice d : allocation.devices()) {
+        String holder = exclusive.get(d.pool() + "/" + d.device());
+        if (holder != null && !holder.equals(uid) && takesExclusively(d)) {
+          throw new DeviceException(
+              "claim "
+                  + allocation.claim()
+                  + ": device "
+                  + d.pool()
+                  + "/"
+                  + d.device()
+                  + " is already prepared for claim "
+                  + holder);
+        }
+      }
+      Set<String> keys = prepared.computeIfAbsent(uid, k -> new LinkedHashSet<>());
+      for (AllocatedDevice d : allocation.devices()) {
+        keys.add(d.key());
+        if (takesExclusively(d)) {
+          exclusive.put(d.pool() + "/" + d.device(), uid);
+        }
+      }
+    }
+    LOG.log(
+        Level.DEBUG,
+        "prepared claim {0} for driver {1}: {2}",
+        allocation.claim(),
+        inv.driverName(),
+        allocation.devices().stream().map(AllocatedDevice::key).toList());
+    return PrepareResult.of(out);
+  }
+
+  /**
+   * Shared (consumable capacity) and admin-access allocations coexist with others; anything else
+   * holds the device alone.
+   */
+  private static boolean takesExclusively(AllocatedDevice d) {
+    return d.shareId().isEmpty() && !d.adminAccess();
+  }
+
+  private PreparedDevice prepareDevice(
+      ClaimAllocation allocation, AllocatedDevice d, FakeInventory inv, FakeSettings s)
+      throws DeviceException {
+    if (!d.pool().equals(inv.pool()) || inv.entry(d.device()).isEmpty()) {
+      throw new DeviceException(
+          "claim "
+              + allocation.claim()
+              + ": device "
+              + d.pool()
+              + "/"
+              + d.device()
+              + " is not a device of this node (pool "
+              + inv.pool()
+              + ")");
+    }
+    FakeInventory.Entry e = inv.entry(d.device()).orElseThrow();
+    Optional<FakeConfig> config;
+    try {
+      config = d.config(FakeConfig.class);
+      config.ifPresent(FakeConfig::validate);
+    } catch (IllegalStateException | IllegalArgumentException ex) {
+      throw new DeviceException(
+          "claim " + allocation.claim() + ", device " + d.device() + ": " + ex.getMessage(), ex);
+    }
+    String var = ENV_PREFIX + "DEVICE_" + e.envId();
+    ContainerEdits.Builder edits =
+        ContainerEdits.builder().env(var, e.uuid()).env(var + "_REQUEST", d.request());
+    consumedMemory(d, inv.driverName()).ifPresent(q -> edits.env(var + "_MEMORY", q.toString()));
+    if (config.isPresent()) {
+      edits.env(var + "_SHARING", config.get().sharing().apiName());
+      config.get().env().forEach(edits::env);
+    }
+    if (d.adminAccess()) {
+      edits.env(ENV_ADMIN, "true");
+    }
+    s.deviceNode()
+        .ifPresent(
+            host ->
+                edits.deviceNode(
+                    DeviceNode.builder("/dev/fake-" + d.device()).hostPath(host).build()));
+    Map<String, Object> data = new TreeMap<>();
+    data.put("uuid", e.uuid());
+    data.put("model", e.model());
+    return PreparedDevice.builder(d)
+        .edits(edits.build())
+        .status(
+            DeviceStatus.ready("Prepared", "fake device " + d.device() + " is ready")
+                .withData(data))
+        .record(ATTR_UUID, e.uuid())
+        .build();
+  }
+
+  /** The allocation names capacity like the device does: bare, or qualified by the driver. */
+  private static Optional<Quantity> consumedMemory(AllocatedDevice d, String driverName) {
+    Quantity q = d.consumedCapacity().get(CAPACITY_MEMORY);
+    if (q == null) {
+      q = d.consumedCapacity().get(driverName + "/" + CAPACITY_MEMORY);
+    }
+    return Optional.ofNullable(q);
+  }
+
+  @Override
+  public void unprepare(PreparedClaim claim) {
+    String uid = claim.claim().uid();
+    synchronized (stateLock) {
+      prepared.remove(uid);
+      exclusive.values().removeIf(uid::equals);
+    }
+    LOG.log(
+        Level.DEBUG,
+        "unprepared claim {0} for driver {1}: {2}",
+        claim.claim(),
+        Optional.ofNullable(discovered).map(d -> d.inventory().driverName()).orElse(NAME),
+        claim.devices().stream().map(RecordedDevice::device).toList());
+  }
+
+  /**
+   * What is prepared now: claim UID to the keys ({@link AllocatedDevice#key()}, {@code pool/device}
+   * or {@code pool/device#shareId}) of its devices. A snapshot, for tests.
+   */
+  public Map<String, Set<String>> prepared() {
+    synchronized (stateLock) {
+      Map<String, Set<String>> out = new TreeMap<>();
+      prepared.forEach((k, v) -> out.put(k, Collections.unmodifiableSet(new TreeSet<>(v))));
+      return Collections.unmodifiableMap(out);
+    }
+  }
+
+  @Override
+  public boolean threadSafe() {
+    return true;
+  }
+
+  @Override
+  public List<ConfigType<?>> configTypes() {
+    return List.of(FakeConfig.TYPE);
+  }
+
+  @Override
+  public void validate(Object config) {
+    if (config instanceof FakeConfig c) {
+      c.validate();
+    } else {
+      throw new IllegalArgumentException(
+          "config is a " + config.getClass().getName() + ", not a " + FakeConfig.KIND);
+    }
+  }
+
+  /** Scripted health: mark devices unhealthy and healthy again. */
+  public FakeHealthScript health() {
+    return health;
+  }
+
+  /**
+   * Reports the full current health, then every change; starts the {@value #CONFIG_FLAP_PERIOD}
+   * schedule when configured.
+   */
+  @Override
+  public void startHealthMonitoring(HealthSink sink) {
+    health.start(sink);
+    Discovered now = discovered;
+    if (now == null || now.settings().flapPeriod().isEmpty()) {
+      return;
+    }
+    FakeSettings s = now.settings();
+    synchronized (stateLock) {
+      if (flapper != null) {
+        return;
+      }
+      flapper =
+          Executors.newSingleThreadScheduledExecutor(
+              r -> {
+                Thread t = new Thread(r, "dra4j-fake-health-flap");
+                t.setDaemon(true);
+                return t;
+              });
+      Duration p = s.flapPeriod().get();
+      String device = s.flapDevice();
+      flapper.scheduleAtFixedRate(
+          () -> flap(device, p), p.toNanos(), p.toNanos(), TimeUnit.NANOSECONDS);
+    }
+  }
+
+  private void flap(String device, Duration period) {
+    try {
+      if (health.isUnhealthy(device)) {
+        health.markHealthy(device);
+      } else {
+        health.markUnhealthy(
+            device, FLAP_REASON, "scripted flapping every " + period.toMillis() + "ms");
+      }
+    } catch (RuntimeException e) {
+      // A throwing task would silently cancel the schedule; keep flapping and say why it failed.
+      LOG.log(Level.WARNING, "health flapping of " + device + " failed", e);
+    }
+  }
+
+  /** Stops the flapping schedule. */
+  @Override
+  public void close() {
+    ScheduledExecutorService f;
+    synchronized (stateLock) {
+      f = flapper;
+      flapper = null;
+    }
+    if (f != null) {
+      f.shutdownNow();
+      try {
+        f.awaitTermination(5, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+}
