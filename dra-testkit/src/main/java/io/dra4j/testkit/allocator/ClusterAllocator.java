@@ -243,11 +243,7 @@ public final class ClusterAllocator {
               .orElse(wanted.map(ExtendedResourceClaim::requestMappings).orElse(List.of()));
     } else if (wanted.isPresent()) {
       ResourceClaim claim = wanted.get().claim();
-      steps.add(
-          new Step(
-              "build",
-              "ResourceClaim " + namespace + "/" + claim.metadata().generateName() + "*",
-              describeRequests(claim)));
+      steps.add(new Step("build", ref(claim), describeRequests(claim)));
       extended = plan(claim, snapshot, state, me, steps);
       mappings = wanted.get().requestMappings();
     }
@@ -546,7 +542,7 @@ public final class ClusterAllocator {
   private static AllocationOutcome.Unsatisfiable unsatisfiable(
       ResourceClaim claim, String node, String reason) {
     return new AllocationOutcome.Unsatisfiable(
-        claim.metadata().namespace() + "/" + claim.metadata().name(), node, "", reason);
+        claim.metadata().namespace() + "/" + Search.claimName(claim), node, "", reason);
   }
 
   private static Optional<String> claimName(Pod pod, Pod.PodResourceClaim prc) {
@@ -616,7 +612,7 @@ public final class ClusterAllocator {
   }
 
   private static String ref(ResourceClaim claim) {
-    return "ResourceClaim " + claim.metadata().namespace() + "/" + claim.metadata().name();
+    return "ResourceClaim " + claim.metadata().namespace() + "/" + Search.claimName(claim);
   }
 
   private static String describeRequests(ResourceClaim claim) {

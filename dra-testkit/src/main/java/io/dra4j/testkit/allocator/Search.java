@@ -83,7 +83,7 @@ final class Search {
   private record Placed(
       Wanted wanted,
       Candidate candidate,
-      Optional<String> shareId,
+      boolean shared,
       Map<String, Quantity> consumedCapacity,
       Map<String, BigDecimal> qualifiedCapacity,
       boolean countersTaken) {}
@@ -431,17 +431,15 @@ final class Search {
       takeCounters(c, BigDecimal.ONE);
     }
     uses.merge(key, 1, Integer::sum);
-    Optional<String> shareId = Optional.empty();
     Map<String, Quantity> consumedCapacity = Map.of();
     if (multi) {
-      shareId = Optional.of(shareIds.get());
       consumedCapacity = fit.consumed();
       Map<String, BigDecimal> onDevice = capacity.computeIfAbsent(key, k -> new HashMap<>());
       fit.qualified().forEach((name, amount) -> onDevice.merge(name, amount, BigDecimal::add));
     } else {
       exclusive.merge(key, 1, Integer::sum);
     }
-    placed.push(new Placed(w, c, shareId, consumedCapacity, fit.qualified(), takeCounters));
+    placed.push(new Placed(w, c, multi, consumedCapacity, fit.qualified(), takeCounters));
     return true;
   }
 
@@ -455,7 +453,7 @@ final class Search {
       takeCounters(p.candidate(), BigDecimal.ONE.negate());
     }
     uses.merge(key, -1, Integer::sum);
-    if (p.shareId().isPresent()) {
+    if (p.shared()) {
       Map<String, BigDecimal> onDevice = capacity.get(key);
       p.qualifiedCapacity()
           .forEach((name, amount) -> onDevice.merge(name, amount.negate(), BigDecimal::add));
@@ -598,7 +596,8 @@ final class Search {
               w.tolerations,
               c.device.bindingConditions(),
               c.device.bindingFailureConditions(),
-              p.shareId(),
+              // Generated for the solution only, so the search's dead ends use up no IDs.
+              p.shared() ? Optional.of(shareIds.get()) : Optional.empty(),
               p.consumedCapacity(),
               c.slice.spec().skipNodeOperations(),
               null));
@@ -849,14 +848,15 @@ final class Search {
 
   private AllocationOutcome.Unsatisfiable unsatisfiable(String request, String reason) {
     String ns = claim.metadata().namespace();
-    String name =
-        claim.metadata().name().isEmpty()
-            ? "(to be created"
-                + (claim.metadata().generateName().isEmpty()
-                    ? ")"
-                    : ": " + claim.metadata().generateName() + "*)")
-            : claim.metadata().name();
+    String name = claimName(claim);
     return new AllocationOutcome.Unsatisfiable(
         ns.isEmpty() ? name : ns + "/" + name, node.metadata().name(), request, reason);
+  }
+
+  /** The claim's name, or {@code <generateName>*} for a claim not created yet. */
+  static String claimName(ResourceClaim claim) {
+    return claim.metadata().name().isEmpty()
+        ? claim.metadata().generateName() + "*"
+        : claim.metadata().name();
   }
 }
