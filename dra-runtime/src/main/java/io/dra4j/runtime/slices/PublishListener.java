@@ -2,9 +2,11 @@ package io.dra4j.runtime.slices;
 
 /**
  * What a {@link SlicePublisher} reports besides its counters. Callbacks run on the publisher's
- * worker thread: keep them short. An exception thrown by a callback is logged and ignored. The
- * default listener of the publisher logs (errors and dropped fields as warnings, invalid pools as
- * errors); a listener set with {@link SlicePublisher.Builder#listener} replaces it.
+ * worker thread: keep them short, and do not wait for the publisher in them ({@link
+ * SlicePublisher#awaitIdle} would only time out). An exception thrown by a callback is logged and
+ * ignored. The default listener of the publisher logs (errors and dropped fields as warnings,
+ * invalid pools as errors); a listener set with {@link SlicePublisher.Builder#listener} replaces
+ * it.
  */
 public interface PublishListener {
 

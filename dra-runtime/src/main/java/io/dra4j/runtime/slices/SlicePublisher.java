@@ -99,7 +99,7 @@ public final class SlicePublisher implements AutoCloseable {
   static final Duration MUTATION_TTL = Duration.ofMinutes(1);
 
   /** How often a pool waiting for the informer's first list checks again. */
-  private static final long INFORMER_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+  private static final long INFORMER_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
   private final KubeClient client;
   private final String driver;
@@ -204,6 +204,7 @@ public final class SlicePublisher implements AutoCloseable {
    * earlier state, which is never written.
    *
    * @param pools pool names must be unique; an empty list deletes every pool's slices
+   * @throws IllegalStateException if the publisher is closed
    */
   public void publish(List<Pool> pools) {
     List<Pool> copy = List.copyOf(pools);
@@ -551,14 +552,17 @@ public final class SlicePublisher implements AutoCloseable {
    *
    * @param specs the layout (generation 0); empty for an invalid pool
    */
-  private record DesiredPool(Pool pool, boolean valid, List<ResourceSliceSpec> specs) {}
+  private record DesiredPool(Pool pool, PoolValidation validation, List<ResourceSliceSpec> specs) {
+    boolean valid() {
+      return validation.isValid();
+    }
+  }
 
   private void applyDesired(List<Pool> pools) {
     List<PoolValidation> results = new ArrayList<>();
     Map<String, DesiredPool> next = new LinkedHashMap<>();
     Map<String, List<Pool>> reported = new HashMap<>();
-    for (PoolValidation v : PoolValidator.validate(driver, pools).pools()) {
-      v = withPublisherRules(v);
+    for (PoolValidation v : validate(pools)) {
       results.add(v);
       Pool p = v.pool();
       if (!v.isValid()) {
@@ -569,7 +573,7 @@ public final class SlicePublisher implements AutoCloseable {
           notifyListener(() -> listener.onInvalidPool(report));
         }
         reported.computeIfAbsent(p.name(), k -> new ArrayList<>()).add(p);
-        next.put(p.name(), new DesiredPool(p, false, List.of()));
+        next.put(p.name(), new DesiredPool(p, v, List.of()));
         continue;
       }
       if (!v.warnings().isEmpty() && !p.equals(reportedWarnings.get(p.name()))) {
@@ -580,7 +584,12 @@ public final class SlicePublisher implements AutoCloseable {
             p.name(),
             String.join("\n", v.warnings().stream().map(Violation::toString).toList()));
       }
-      next.put(p.name(), new DesiredPool(p, true, SliceLayout.layout(driver, p, layoutOptions)));
+      DesiredPool before = desired.get(p.name());
+      List<ResourceSliceSpec> specs =
+          before != null && before.validation() == v
+              ? before.specs()
+              : SliceLayout.layout(driver, p, layoutOptions);
+      next.put(p.name(), new DesiredPool(p, v, specs));
     }
     lastValidation = List.copyOf(results);
     reportedInvalid = reported;
@@ -621,6 +630,30 @@ public final class SlicePublisher implements AutoCloseable {
         queue.add(pool, now);
       }
     }
+  }
+
+  /**
+   * Validates the pools, reusing the result (and so the layout) of every pool that equals the one
+   * already applied: validating is most of a publish's CPU, and comparing is much cheaper.
+   */
+  private List<PoolValidation> validate(List<Pool> pools) {
+    Set<String> names = new HashSet<>();
+    if (!pools.stream().allMatch(p -> names.add(p.name()))) {
+      // Duplicate names are a rule across pools: validate them together.
+      return PoolValidator.validate(driver, pools).pools().stream()
+          .map(this::withPublisherRules)
+          .toList();
+    }
+    List<PoolValidation> out = new ArrayList<>(pools.size());
+    for (Pool p : pools) {
+      DesiredPool before = desired.get(p.name());
+      if (before != null && before.pool().equals(p)) {
+        out.add(before.validation());
+      } else {
+        out.add(withPublisherRules(PoolValidator.validate(driver, p)));
+      }
+    }
+    return out;
   }
 
   private PoolValidation withPublisherRules(PoolValidation v) {
