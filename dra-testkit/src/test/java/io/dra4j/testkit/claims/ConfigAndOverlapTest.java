@@ -80,9 +80,6 @@ class ConfigAndOverlapTest {
         .startsWith(prefix)
         .endsWith(
             "request gpu: config gpu.example.com/v1alpha1 GpuConfig: unknown field \"sharingg\"");
-    h.api
-        .objects(io.dra4j.runtime.kube.ResourceClaim.TYPE)
-        .forEach(c -> h.api.raw(io.dra4j.runtime.kube.ResourceClaim.TYPE, "ns", "cfg"));
   }
 
   @Test
