@@ -809,7 +809,7 @@ public final class ClaimPreparer implements NodeService, AutoCloseable {
         // Never prepared, or already unprepared: remove strays, succeed without the provider.
         cdi.remove(ref.uid());
         if (metadata.isPresent()) {
-          metadata.get().remove(ref, List.of());
+          metadata.get().removeStraySpecs(ref.uid());
         }
         index.release(ref.uid());
         LOG.info("driver {} claim {}: unprepared (was not prepared)", driver, ref);

@@ -169,17 +169,21 @@ final class DeviceMetadataFiles {
     }
   }
 
-  /** Removes the claim's files. Idempotent. */
+  /** Removes the files of a recorded claim: one spec per request and the claim's directory. */
   void remove(ClaimRef claim, List<String> requests) throws IOException {
     for (String request : requests) {
       Path spec = specFile(claim.uid(), request);
       AtomicFiles.delete(spec, cdiDirectory.resolve("." + spec.getFileName() + ".tmp"));
     }
-    removeSpecsOf(claim.uid());
     deleteTree(claimDirectory(claim));
   }
 
-  private void removeSpecsOf(String claimUid) throws IOException {
+  /**
+   * Removes CDI specs of a claim that has no record (a crash before the record was written). The
+   * metadata directory is named by namespace and name, which a newer claim of the same name may own
+   * now, so it is left to the startup cleanup.
+   */
+  void removeStraySpecs(String claimUid) throws IOException {
     String prefix = specPrefix() + claimUid + "_";
     for (Path p : list(cdiDirectory)) {
       String name = p.getFileName().toString();
