@@ -105,6 +105,17 @@ final class ClaimsHarness implements AutoCloseable {
     if (server != null) {
       server.close();
       server = null;
+      // Let the simulator drop the old plugin first, so a restart on the same socket path is seen
+      // as a new registration rather than racing with the old connection.
+      long deadline = System.nanoTime() + WAIT.toNanos();
+      while (kubelet.plugin(DRIVER).isPresent() && System.nanoTime() < deadline) {
+        try {
+          Thread.sleep(10);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          break;
+        }
+      }
     }
     if (preparer != null) {
       preparer.close();
