@@ -12,6 +12,7 @@ import io.dra4j.api.device.StandardAttributes;
 import io.dra4j.api.provider.Inventory;
 import io.dra4j.api.provider.Pool;
 import io.dra4j.api.provider.PoolScope;
+import io.dra4j.runtime.cel.Semver;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;

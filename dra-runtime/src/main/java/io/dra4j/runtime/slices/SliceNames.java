@@ -46,15 +46,28 @@ public final class SliceNames {
   }
 
   /**
+   * Characters of a {@code generateName} the API server keeps: it cuts longer bases to 63 minus the
+   * 5 random characters it appends. Cutting here gives the same names on every server (the fake API
+   * server does not cut) and never touches the index prefix.
+   */
+  public static final int MAX_GENERATE_NAME_LENGTH = 58;
+
+  /**
    * The {@code metadata.generateName} for the slice at {@code index}: {@code
    * <index>-<driver>-<owner>-}, lower-cased (object names are lower-case DNS subdomains even when
-   * the driver name is not).
+   * the driver name is not), with every {@code /} (pool names may have them) replaced by {@code -},
+   * and cut to {@link #MAX_GENERATE_NAME_LENGTH} characters as the API server would.
    *
    * @param owner the owner's name, normally the node; for slices without an owner the pool name
    */
   public static String generateName(int index, int sliceCount, String driver, String owner) {
-    return (indexPrefix(index, sliceCount) + "-" + driver + "-" + owner + "-")
-        .toLowerCase(Locale.ROOT);
+    String base =
+        (indexPrefix(index, sliceCount) + "-" + driver + "-" + owner + "-")
+            .toLowerCase(Locale.ROOT)
+            .replace('/', '-');
+    return base.length() <= MAX_GENERATE_NAME_LENGTH
+        ? base
+        : base.substring(0, MAX_GENERATE_NAME_LENGTH);
   }
 
   /**

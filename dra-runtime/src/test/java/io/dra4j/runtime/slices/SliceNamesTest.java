@@ -94,4 +94,21 @@ class SliceNamesTest {
     assertThat(m.at(2)).isEmpty();
     assertThat(m.at(0)).contains("00000-d.example.com-n-bbbbb");
   }
+
+  @Test
+  void generateNameIsAnObjectNamePrefixForPoolNamesWithSlashes() {
+    assertThat(SliceNames.generateName(0, 1, "net.example.com", "fabric-a/rack-3"))
+        .isEqualTo("00000-net.example.com-fabric-a-rack-3-");
+  }
+
+  @Test
+  void generateNameIsCutLikeTheApiServerCutsItAndKeepsTheIndex() {
+    String node = "ip-10-0-113-42.eu-central-1.compute.internal";
+    String name = SliceNames.generateName(3, 4, "gpu.nvidia.com", node);
+    assertThat(name).hasSize(SliceNames.MAX_GENERATE_NAME_LENGTH);
+    assertThat(name).startsWith("00003-gpu.nvidia.com-ip-10-0-113-42.");
+    // With the server's 5 random characters it is still a valid name, and the index reads back.
+    assertThat(name + "x7k2q").matches("[a-z0-9]([-a-z0-9.]*[a-z0-9])?").hasSize(63);
+    assertThat(SliceNames.parseIndex(name + "x7k2q", 4)).isEqualTo(OptionalInt.of(3));
+  }
 }

@@ -66,6 +66,15 @@ import java.util.concurrent.atomic.AtomicLong;
  * most validation, RBAC, field-level managedFields. Fault injection: {@link #faults()}.
  */
 public final class FakeApiServer implements AutoCloseable {
+  static {
+    // The JDK's HttpServer leaves Nagle's algorithm on unless told otherwise (read once, when its
+    // first server starts): every response then waits ~40 ms for the client's delayed ACK. Real
+    // API servers set TCP_NODELAY; so does this one, unless the JVM was told something else.
+    if (System.getProperty("sun.net.httpserver.nodelay") == null) {
+      System.setProperty("sun.net.httpserver.nodelay", "true");
+    }
+  }
+
   private final String host;
   private final String token;
   private final Duration bookmarkInterval;
