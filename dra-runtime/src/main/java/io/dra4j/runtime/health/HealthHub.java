@@ -433,7 +433,7 @@ public final class HealthHub implements HealthSink, HealthSource, AutoCloseable 
               h.pool(),
               h.device(),
               h.reason(),
-              h.message());
+              HealthLedger.truncate(h.message()));
       case HEALTHY ->
           LOG.info("driver={} device {}/{}: healthy again", driverName, h.pool(), h.device());
       case UNKNOWN ->
@@ -442,7 +442,7 @@ public final class HealthHub implements HealthSink, HealthSource, AutoCloseable 
               driverName,
               h.pool(),
               h.device(),
-              h.message());
+              HealthLedger.truncate(h.message()));
     }
   }
 
