@@ -31,6 +31,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -218,6 +220,36 @@ class ExtendedResourceGuardTest {
     assertThat(filtered.get(0).devices())
         .extracting(d -> d.name())
         .containsExactly("gpu-0", "gpu-2", "gpu-4");
+  }
+
+  @Test
+  void remindersRunOnTheExecutor() throws Exception {
+    ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor();
+    try {
+      guard =
+          ExtendedResourceGuard.builder(NO_CLIENT, DRIVER, NODE)
+              .clock(clock)
+              .logInterval(Duration.ofMillis(20))
+              .executor(executor)
+              .logTap((level, line) -> logs.add(level + " " + line))
+              .build();
+      guard.setDevices(pools(1));
+      guard.update(
+          List.of(ours("gpu", "example.com/gpu")), Optional.of(node("example.com/gpu", "1")));
+      assertThat(waitingLogs()).hasSize(1);
+      // The timer fires on real time, but the guard logs by its own clock: not yet.
+      Thread.sleep(100);
+      assertThat(waitingLogs()).hasSize(1);
+      clock.advance(Duration.ofMillis(20));
+      long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+      while (waitingLogs().size() < 2 && System.nanoTime() < deadline) {
+        Thread.sleep(5);
+      }
+      assertThat(waitingLogs()).hasSize(2);
+    } finally {
+      guard.close();
+      executor.shutdownNow();
+    }
   }
 
   @Test

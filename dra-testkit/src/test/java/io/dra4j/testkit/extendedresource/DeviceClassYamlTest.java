@@ -91,6 +91,9 @@ class DeviceClassYamlTest {
                     + "'].type == 'gpu' && device.attributes['"
                     + DRIVER
                     + "'].index >= 2"));
+    // Each selector on one line, as a person would write it.
+    assertThat(text.lines().filter(l -> l.contains("expression:"))).hasSize(2);
+    assertThat(text).contains(".index >= 2");
     DeviceClass dc = parse(text);
     assertThat(dc.spec().selectors()).hasSize(2);
     assertThat(selected(dc, DRIVER, devices(DRIVER))).containsExactly("gpu-2", "gpu-3");
