@@ -70,9 +70,10 @@ final class GuardEvaluator {
       } else {
         unusable.add(c);
       }
+      // An invalid explicit name cannot be requested (the API server rejects such classes).
       c.spec()
           .extendedResourceName()
-          .filter(n -> !n.isEmpty())
+          .filter(n -> ExtendedResourceNames.explicit(n).isEmpty())
           .ifPresent(n -> byExplicit.computeIfAbsent(n, k -> new ArrayList<>()).add(c));
     }
     Map<String, List<DeviceClass>> duplicates = new TreeMap<>();
@@ -168,6 +169,21 @@ final class GuardEvaluator {
       for (String p : compiled.problems()) {
         problems.add("DeviceClass " + c.metadata().name() + ": " + p);
       }
+      c.spec()
+          .extendedResourceName()
+          .ifPresent(
+              n -> {
+                List<String> bad = ExtendedResourceNames.explicit(n);
+                if (!bad.isEmpty()) {
+                  problems.add(
+                      "DeviceClass "
+                          + c.metadata().name()
+                          + ": spec.extendedResourceName \""
+                          + n
+                          + "\" is ignored, it "
+                          + String.join("; ", bad));
+                }
+              });
     }
     List<Duplicate> duplicates = new ArrayList<>();
     mapping

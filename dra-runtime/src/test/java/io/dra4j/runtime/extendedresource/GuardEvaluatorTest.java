@@ -150,6 +150,18 @@ class GuardEvaluatorTest {
   }
 
   @Test
+  void anInvalidExplicitNameIsIgnoredAndReported() {
+    DeviceClass bad = cls("bad", T1, Optional.of("gpu"), "device.driver == '" + DRIVER + "'");
+    var e = eval(List.of(bad), Optional.of(node("gpu", "4")));
+    assertThat(e.conflicts()).isEmpty();
+    assertThat(e.problems())
+        .containsExactly(
+            "DeviceClass bad: spec.extendedResourceName \"gpu\" is ignored, it must contain"
+                + " '/' (domain/name, e.g. example.com/gpu): names without a domain are Kubernetes'"
+                + " native resources");
+  }
+
+  @Test
   void longClassNamesHaveNoUsableImplicitName() {
     String longName = "gpu-" + "x".repeat(60);
     DeviceClass c = cls(longName, T1, Optional.empty(), "device.driver == '" + DRIVER + "'");
