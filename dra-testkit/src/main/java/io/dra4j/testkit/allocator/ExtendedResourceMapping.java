@@ -1,0 +1,394 @@
+package io.dra4j.testkit.allocator;
+
+import io.dra4j.api.device.Quantity;
+import io.dra4j.runtime.kube.DeviceClaim;
+import io.dra4j.runtime.kube.DeviceClass;
+import io.dra4j.runtime.kube.DeviceRequest;
+import io.dra4j.runtime.kube.ExactDeviceRequest;
+import io.dra4j.runtime.kube.ObjectMeta;
+import io.dra4j.runtime.kube.OwnerReference;
+import io.dra4j.runtime.kube.Pod;
+import io.dra4j.runtime.kube.ResourceClaim;
+import io.dra4j.runtime.kube.ResourceClaimSpec;
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
+
+/**
+ * Which extended resource names DeviceClasses back (KEP-5004, DRAExtendedResource), and the claim
+ * the scheduler builds for a pod that requests them.
+ *
+ * <p>Names:
+ *
+ * <ul>
+ *   <li>explicit: {@code spec.extendedResourceName} (e.g. {@code example.com/gpu}); a name that is
+ *       not a valid extended resource name is ignored (the API server would have rejected it);
+ *   <li>implicit: {@code deviceclass.resource.kubernetes.io/<class>} for every class whose name is
+ *       a valid name part of a qualified name (at most 63 characters), since a pod could not
+ *       request a longer one;
+ *   <li>several classes with the same explicit name: the one created last wins ({@code
+ *       metadata.creationTimestamp}); equal times go to the lexicographically first class name. A
+ *       missing or unreadable creation time counts as earliest.
+ * </ul>
+ *
+ * <p>Immutable.
+ */
+public final class ExtendedResourceMapping {
+
+  /** The annotation on the scheduler's claim. */
+  public static final String CLAIM_ANNOTATION = ResourceClaim.EXTENDED_RESOURCE_CLAIM_ANNOTATION;
+
+  private static final Pattern NAME_PART =
+      Pattern.compile("([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]");
+  private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
+  private static final String REQUESTS_PREFIX = "requests.";
+
+  private final Map<String, DeviceClass> byName;
+  private final List<String> notes;
+
+  private ExtendedResourceMapping(Map<String, DeviceClass> byName, List<String> notes) {
+    this.byName = byName;
+    this.notes = notes;
+  }
+
+  /** The mapping these classes define. */
+  public static ExtendedResourceMapping of(Collection<DeviceClass> classes) {
+    Map<String, DeviceClass> mapping = new TreeMap<>();
+    List<String> notes = new ArrayList<>();
+    Map<String, List<DeviceClass>> explicit = new TreeMap<>();
+    for (DeviceClass c : classes) {
+      Objects.requireNonNull(c, "device class");
+      String className = c.metadata().name();
+      Optional<String> implicit = implicitName(className);
+      if (implicit.isPresent()) {
+        mapping.put(implicit.get(), c);
+      } else {
+        notes.add(
+            "device class \""
+                + className
+                + "\" has no usable implicit extended resource name: the class name is longer"
+                + " than 63 characters or not a valid name part");
+      }
+      Optional<String> name = c.spec().extendedResourceName();
+      if (name.isPresent()) {
+        String problem = extendedResourceNameProblem(name.get());
+        if (!problem.isEmpty()) {
+          notes.add(
+              "device class \""
+                  + className
+                  + "\": extendedResourceName \""
+                  + name.get()
+                  + "\" ignored: "
+                  + problem);
+        } else {
+          explicit.computeIfAbsent(name.get(), k -> new ArrayList<>()).add(c);
+        }
+      }
+    }
+    Comparator<DeviceClass> preference =
+        Comparator.comparing(ExtendedResourceMapping::created)
+            .reversed()
+            .thenComparing(c -> c.metadata().name());
+    for (Map.Entry<String, List<DeviceClass>> e : explicit.entrySet()) {
+      List<DeviceClass> candidates = new ArrayList<>(e.getValue());
+      candidates.sort(preference);
+      DeviceClass winner = candidates.get(0);
+      mapping.put(e.getKey(), winner);
+      for (DeviceClass loser : candidates.subList(1, candidates.size())) {
+        notes.add(
+            "extended resource \""
+                + e.getKey()
+                + "\": device class \""
+                + winner.metadata().name()
+                + "\" wins over \""
+                + loser.metadata().name()
+                + "\" (created later, or same time and name first)");
+      }
+    }
+    return new ExtendedResourceMapping(Collections.unmodifiableMap(mapping), List.copyOf(notes));
+  }
+
+  /** {@code deviceclass.resource.kubernetes.io/<class>} when a pod can request that name. */
+  public static Optional<String> implicitName(String className) {
+    if (className.length() > 63 || !NAME_PART.matcher(className).matches()) {
+      return Optional.empty();
+    }
+    return Optional.of(DeviceClass.IMPLICIT_EXTENDED_RESOURCE_PREFIX + className);
+  }
+
+  /**
+   * Why a name cannot be an extended resource name ({@code IsExtendedResourceName}); empty when it
+   * can: it needs a domain, must not be in the kubernetes.io domain, must not start with {@code
+   * requests.}, and {@code requests.<name>} must be a qualified name.
+   */
+  static String extendedResourceNameProblem(String name) {
+    if (!name.contains("/")) {
+      return "an extended resource name needs a domain (example.com/gpu)";
+    }
+    if (name.contains("kubernetes.io/")) {
+      return "the kubernetes.io domain is reserved";
+    }
+    if (name.startsWith(REQUESTS_PREFIX)) {
+      return "must not start with \"requests.\"";
+    }
+    String quota = REQUESTS_PREFIX + name;
+    int slash = quota.indexOf('/');
+    String prefix = quota.substring(0, slash);
+    String part = quota.substring(slash + 1);
+    if (part.length() > 63 || !NAME_PART.matcher(part).matches()) {
+      return "the name part must be at most 63 characters of [A-Za-z0-9_.-], starting and ending"
+          + " alphanumeric";
+    }
+    if (prefix.length() > 253) {
+      return "the domain must be at most 253 characters";
+    }
+    for (String label : prefix.split("\\.", -1)) {
+      if (label.length() > 63 || !DNS_LABEL.matcher(label).matches()) {
+        return "the domain must be a DNS subdomain";
+      }
+    }
+    return "";
+  }
+
+  private static Instant created(DeviceClass c) {
+    String t = c.metadata().creationTimestamp();
+    if (t.isEmpty()) {
+      return Instant.MIN;
+    }
+    try {
+      return Instant.parse(t);
+    } catch (DateTimeParseException e) {
+      return Instant.MIN;
+    }
+  }
+
+  /** The class backing this extended resource name. */
+  public Optional<DeviceClass> deviceClass(String resourceName) {
+    return Optional.ofNullable(byName.get(resourceName));
+  }
+
+  /** Every usable name and the name of the class backing it, sorted by resource name. */
+  public Map<String, String> classNames() {
+    Map<String, String> out = new TreeMap<>();
+    byName.forEach((k, v) -> out.put(k, v.metadata().name()));
+    return Collections.unmodifiableMap(out);
+  }
+
+  /** Names that are ignored and duplicate explicit names that lost, for humans. */
+  public List<String> notes() {
+    return notes;
+  }
+
+  /** {@link #claimFor(Pod, Set)} when no extended resource comes from a device plugin. */
+  public Optional<ExtendedResourceClaim> claimFor(Pod pod) {
+    return claimFor(pod, Set.of());
+  }
+
+  /**
+   * The claim the scheduler would create for the pod, or empty when the pod requests no DRA-backed
+   * extended resource.
+   *
+   * <p>Containers are numbered across init containers first, then regular containers (the index
+   * {@code i} of {@code container-<i>-request-<j>}); {@code j} is the index of the resource in the
+   * container's sorted resource request names. Requests are taken from {@code resources.requests};
+   * a resource set only in {@code limits} counts as requested (the API server defaults requests to
+   * limits). Quantities must be whole numbers; zero and fractions are skipped.
+   *
+   * <p>Regular containers and sidecars (init containers with {@code restartPolicy: Always}) get
+   * their own requests. A plain init container first reuses the requests of sidecars and regular
+   * containers that come after it, and only asks for what is still missing; of the init containers'
+   * own requests only the largest is kept and the others map to it, as init containers run one
+   * after another.
+   *
+   * @param devicePluginResources resource names the node offers through a device plugin (non-zero
+   *     allocatable); those are not served by DRA there
+   */
+  public Optional<ExtendedResourceClaim> claimFor(Pod pod, Set<String> devicePluginResources) {
+    List<Pod.Container> containers = new ArrayList<>(pod.spec().initContainers());
+    int initCount = containers.size();
+    containers.addAll(pod.spec().containers());
+    List<Map<String, Quantity>> requests = new ArrayList<>();
+    Set<String> names = new TreeSet<>();
+    for (Pod.Container c : containers) {
+      Map<String, Quantity> effective = new TreeMap<>(c.resources().limits());
+      effective.putAll(c.resources().requests());
+      requests.add(effective);
+      for (Map.Entry<String, Quantity> e : effective.entrySet()) {
+        if (byName.containsKey(e.getKey())
+            && !devicePluginResources.contains(e.getKey())
+            && count(e.getValue()) > 0) {
+          names.add(e.getKey());
+        }
+      }
+    }
+    if (names.isEmpty()) {
+      return Optional.empty();
+    }
+    List<Integer> longLived = new ArrayList<>();
+    List<Integer> shortLived = new ArrayList<>();
+    for (int i = 0; i < containers.size(); i++) {
+      boolean sidecar = "Always".equals(containers.get(i).unknownFields().get("restartPolicy"));
+      (i < initCount && !sidecar ? shortLived : longLived).add(i);
+    }
+
+    List<DeviceRequest> deviceRequests = new ArrayList<>();
+    List<Pod.ExtendedResourceRequest> mappings = new ArrayList<>();
+    for (String resource : names) {
+      String className = byName.get(resource).metadata().name();
+      DeviceRequest[] longLivedRequests = new DeviceRequest[containers.size()];
+      List<Pod.ExtendedResourceRequest> longLivedMappings = new ArrayList<>();
+      for (int i : longLived) {
+        Optional<DeviceRequest> r =
+            requestFor(
+                i,
+                containers.get(i),
+                requests.get(i),
+                resource,
+                className,
+                List.of(),
+                longLivedMappings);
+        longLivedRequests[i] = r.orElse(null);
+      }
+      DeviceRequest largestShortLived = null;
+      Set<String> shortLivedNames = new LinkedHashSet<>();
+      List<Pod.ExtendedResourceRequest> shortLivedMappings = new ArrayList<>();
+      for (int i : shortLived) {
+        List<DeviceRequest> reusable = new ArrayList<>();
+        for (int j = i; j < longLivedRequests.length; j++) {
+          reusable.add(longLivedRequests[j]);
+        }
+        Optional<DeviceRequest> r =
+            requestFor(
+                i,
+                containers.get(i),
+                requests.get(i),
+                resource,
+                className,
+                reusable,
+                shortLivedMappings);
+        if (r.isPresent()) {
+          shortLivedNames.add(r.get().name());
+          if (largestShortLived == null || countOf(largestShortLived) < countOf(r.get())) {
+            largestShortLived = r.get();
+          }
+        }
+      }
+      if (largestShortLived != null && shortLivedNames.size() > 1) {
+        String keep = largestShortLived.name();
+        for (int k = 0; k < shortLivedMappings.size(); k++) {
+          Pod.ExtendedResourceRequest m = shortLivedMappings.get(k);
+          if (!m.requestName().equals(keep) && shortLivedNames.contains(m.requestName())) {
+            shortLivedMappings.set(
+                k, Pod.ExtendedResourceRequest.of(m.containerName(), m.resourceName(), keep));
+          }
+        }
+      }
+      if (largestShortLived != null) {
+        deviceRequests.add(largestShortLived);
+      }
+      for (DeviceRequest r : longLivedRequests) {
+        if (r != null) {
+          deviceRequests.add(r);
+        }
+      }
+      mappings.addAll(longLivedMappings);
+      mappings.addAll(shortLivedMappings);
+    }
+    if (deviceRequests.isEmpty()) {
+      return Optional.empty();
+    }
+    deviceRequests.sort(Comparator.comparing(DeviceRequest::name));
+
+    String podName = pod.metadata().name();
+    ObjectMeta meta =
+        ObjectMeta.generated(pod.metadata().namespace(), podName + "-extended-resources-")
+            .withAnnotations(Map.of(CLAIM_ANNOTATION, "true"))
+            .withOwnerReferences(
+                List.of(
+                    new OwnerReference("v1", "Pod", podName, pod.metadata().uid(), true, false)));
+    ResourceClaim claim =
+        ResourceClaim.of(meta, ResourceClaimSpec.of(DeviceClaim.of(deviceRequests)));
+    return Optional.of(new ExtendedResourceClaim(claim, mappings));
+  }
+
+  /**
+   * The container's own request for the resource, after reusing what {@code reusable} requests (in
+   * order) already cover; adds the container's mappings.
+   */
+  private static Optional<DeviceRequest> requestFor(
+      int index,
+      Pod.Container container,
+      Map<String, Quantity> requests,
+      String resource,
+      String className,
+      List<DeviceRequest> reusable,
+      List<Pod.ExtendedResourceRequest> mappings) {
+    Quantity q = requests.get(resource);
+    long wanted = q == null ? 0 : count(q);
+    if (wanted <= 0) {
+      return Optional.empty();
+    }
+    long covered = 0;
+    for (DeviceRequest r : reusable) {
+      if (r == null) {
+        continue;
+      }
+      covered += countOf(r);
+      mappings.add(Pod.ExtendedResourceRequest.of(container.name(), resource, r.name()));
+      if (covered >= wanted) {
+        return Optional.empty();
+      }
+    }
+    int position = new ArrayList<>(new TreeSet<>(requests.keySet())).indexOf(resource);
+    String name = "container-" + index + "-request-" + position;
+    DeviceRequest request =
+        DeviceRequest.exactly(
+            name,
+            new ExactDeviceRequest(
+                className,
+                null,
+                "ExactCount",
+                wanted - covered,
+                Optional.empty(),
+                null,
+                Optional.empty(),
+                null));
+    mappings.add(Pod.ExtendedResourceRequest.of(container.name(), resource, name));
+    return Optional.of(request);
+  }
+
+  private static long countOf(DeviceRequest r) {
+    return r.exactly().map(ExactDeviceRequest::count).orElse(0L);
+  }
+
+  /** The quantity as a whole number, or 0 when it is not one (or does not fit a long). */
+  private static long count(Quantity q) {
+    BigDecimal v = q.value().stripTrailingZeros();
+    if (v.scale() > 0 || v.signum() <= 0) {
+      return 0;
+    }
+    try {
+      return v.longValueExact();
+    } catch (ArithmeticException e) {
+      return 0;
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "ExtendedResourceMapping" + classNames();
+  }
+}
