@@ -16,8 +16,10 @@ import io.dra4j.runtime.kube.DeviceClass;
 import io.dra4j.runtime.kube.DeviceSelector;
 import io.dra4j.runtime.kube.HttpKubeClient;
 import io.dra4j.runtime.kube.KubeException;
+import io.dra4j.runtime.kube.ListOptions;
 import io.dra4j.runtime.kube.Node;
 import io.dra4j.runtime.kube.ObjectMeta;
+import io.dra4j.testkit.allocator.ExtendedResourceMapping;
 import io.dra4j.testkit.apiserver.FakeApiServer;
 import java.time.Duration;
 import java.time.Instant;
@@ -269,6 +271,7 @@ class ExtendedResourceGuardTest {
     ExtendedResourceGuard g = start(guard(Policy.WAIT));
     assertThat(g.report().duplicates())
         .containsExactly(new GuardReport.Duplicate(GPU, "a-tie", List.of("b-tie")));
+    assertThat(schedulerChoice()).isEqualTo("a-tie");
 
     // A class created later wins over both, whatever its name.
     awaitNextSecond();
@@ -282,6 +285,16 @@ class ExtendedResourceGuardTest {
                 .duplicates()
                 .equals(
                     List.of(new GuardReport.Duplicate(GPU, "z-new", List.of("a-tie", "b-tie")))));
+    assertThat(schedulerChoice()).isEqualTo("z-new");
+  }
+
+  /** What the test kit's allocator (an independent reading of KEP-5004) maps the name to. */
+  private String schedulerChoice() throws KubeException {
+    return ExtendedResourceMapping.of(client.list(DeviceClass.TYPE, "", ListOptions.ALL).items())
+        .deviceClass(GPU)
+        .orElseThrow()
+        .metadata()
+        .name();
   }
 
   @Test
