@@ -30,7 +30,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Semaphore;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
@@ -55,7 +55,9 @@ class ExtendedResourceGuardTest {
   HttpKubeClient client;
   List<Pool> pools;
   final List<ExtendedResourceGuard> guards = new ArrayList<>();
-  final Semaphore changes = new Semaphore(0);
+
+  /** What a driver republishing on every change listener call would publish, in order. */
+  final List<List<String>> published = new CopyOnWriteArrayList<>();
 
   @BeforeEach
   void setUp() throws Exception {
@@ -80,7 +82,7 @@ class ExtendedResourceGuardTest {
   ExtendedResourceGuard start(ExtendedResourceGuard.Builder builder) throws Exception {
     ExtendedResourceGuard guard = builder.build();
     guards.add(guard);
-    guard.addChangeListener(changes::release);
+    guard.addChangeListener(() -> published.add(names(guard.filter(pools))));
     guard.setDevices(pools);
     guard.start();
     assertThat(guard.awaitSynced(WAIT)).isTrue();
@@ -156,25 +158,27 @@ class ExtendedResourceGuardTest {
                     new DeviceRef(NODE, "gpu-3"))));
 
     // The device plugin is being removed: allocatable first, then capacity.
-    changes.drainPermits();
     setNodeValue("4", "0");
-    assertThat(changes.tryAcquire(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
-    assertThat(g.report().conflicts())
-        .singleElement()
-        .satisfies(c -> assertThat(c.allocatable()).contains(Quantity.of(0)));
+    await(
+        "the allocatable change",
+        () ->
+            g.report().conflicts().stream()
+                .anyMatch(c -> c.allocatable().equals(Optional.of(Quantity.of(0)))));
     assertThat(names(g.filter(pools))).hasSize(4);
 
+    int mark = published.size();
     setNodeValue("0", "0");
-    assertThat(changes.tryAcquire(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+    // The change listener fires and the republish it triggers carries every device.
+    awaitPublished(mark, names(pools));
     assertThat(g.filter(pools)).isEqualTo(pools);
     assertThat(g.report().blocking()).isFalse();
     assertThat(g.report().conflicts()).isEmpty();
     assertThat(g.report().waitingSince()).isEmpty();
 
     // A device plugin that comes back blocks again.
+    mark = published.size();
     setNodeValue("2", "2");
-    assertThat(changes.tryAcquire(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
-    assertThat(names(g.filter(pools))).hasSize(4);
+    awaitPublished(mark, List.of("gpu-4", "gpu-5", "gpu-6", "gpu-7"));
   }
 
   @Test
@@ -275,7 +279,6 @@ class ExtendedResourceGuardTest {
 
     // A class created later wins over both, whatever its name.
     awaitNextSecond();
-    changes.drainPermits();
     DeviceClass z = createClass("z-new", Optional.of(GPU), OURS);
     assertThat(z.metadata().creationTimestamp()).isNotEqualTo(a.metadata().creationTimestamp());
     await(
@@ -333,10 +336,17 @@ class ExtendedResourceGuardTest {
     assertThat(g.report().nodeFound()).isFalse();
     assertThat(g.filter(pools)).isEqualTo(pools);
     // The node registers with a device plugin still running: blocked from then on.
-    changes.drainPermits();
+    int mark = published.size();
     node("4");
-    assertThat(changes.tryAcquire(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+    awaitPublished(mark, List.of());
     assertThat(names(g.filter(pools))).isEmpty();
+  }
+
+  /** Waits for a republish (a change listener call) after {@code mark} of exactly these. */
+  private void awaitPublished(int mark, List<String> devices) throws InterruptedException {
+    await(
+        "a republish with " + devices,
+        () -> published.subList(mark, published.size()).contains(devices));
   }
 
   private static void awaitNextSecond() throws InterruptedException {
