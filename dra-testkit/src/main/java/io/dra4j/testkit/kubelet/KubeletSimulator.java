@@ -375,12 +375,14 @@ public final class KubeletSimulator implements AutoCloseable {
       }
       if (problem != null) {
         t.state = State.REJECTED;
+        // Record the rejection before telling the plugin: whoever learns of it from the plugin
+        // must find the event already there.
+        emit(SimulatorEvent.Kind.REJECTED, t.path, name, problem);
         try {
           notify(registration, false, problem);
         } catch (StatusRuntimeException e) {
           LOG.debug("NotifyRegistrationStatus(false) to {} failed: {}", t.path, e.getStatus());
         }
-        emit(SimulatorEvent.Kind.REJECTED, t.path, name, problem);
         return;
       }
       ManagedChannel dial = UdsChannels.open(endpoint, group);

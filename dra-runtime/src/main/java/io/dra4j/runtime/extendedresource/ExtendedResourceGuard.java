@@ -1,0 +1,768 @@
+package io.dra4j.runtime.extendedresource;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
+import io.dra4j.api.device.Device;
+import io.dra4j.api.provider.Pool;
+import io.dra4j.runtime.cel.CelSelectors;
+import io.dra4j.runtime.cel.SelectorCompileException;
+import io.dra4j.runtime.extendedresource.GuardReport.Conflict;
+import io.dra4j.runtime.extendedresource.GuardReport.DeviceRef;
+import io.dra4j.runtime.extendedresource.GuardReport.Duplicate;
+import io.dra4j.runtime.extendedresource.GuardReport.UnusableName;
+import io.dra4j.runtime.kube.DeviceClass;
+import io.dra4j.runtime.kube.DeviceSelector;
+import io.dra4j.runtime.kube.Informer;
+import io.dra4j.runtime.kube.InformerHandler;
+import io.dra4j.runtime.kube.KubeClient;
+import io.dra4j.runtime.kube.KubeJson;
+import io.dra4j.runtime.kube.ListOptions;
+import io.dra4j.runtime.kube.Node;
+import io.dra4j.runtime.kube.ObjectMeta;
+import java.io.UncheckedIOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
+
+/**
+ * The extended-resource migration guard (KEP-5004): a node must not serve one extended resource
+ * name both through a device plugin and through DRA, or the scheduler admits pods twice for the
+ * same hardware. Kubernetes does not check this; the guard does, for this driver on this node.
+ *
+ * <p>It watches every DeviceClass and this Node. For each name a class maps (its explicit {@code
+ * extendedResourceName}, where it is the class the scheduler uses, and its implicit {@code
+ * deviceclass.resource.kubernetes.io/<class>}) it evaluates the class's CEL selectors against this
+ * driver's devices ({@link #setDevices}); when they select at least one device and the Node's
+ * {@code status.capacity} or {@code status.allocatable} for the name is non-zero, a device plugin
+ * still serves the name here: a conflict. Classes of other drivers never select this driver's
+ * devices and never matter; a class without selectors selects every device and always matters.
+ *
+ * <p>What a conflict does depends on the {@link Policy}:
+ *
+ * <ul>
+ *   <li>{@link Policy#WAIT} (the default): {@link #filter} drops the devices the conflicting class
+ *       selects until the node's capacity and allocatable for the name are zero or gone; what it
+ *       waits for is logged at once and then every {@link Builder#logInterval}. Before the first
+ *       read of DeviceClasses and Node, WAIT drops every device (it cannot know yet).
+ *   <li>{@link Policy#WARN}: publishes anyway and logs the same way.
+ *   <li>{@link Policy#FAIL}: calls the {@link Builder#fatalHandler} with the reason (the driver
+ *       exits non-zero).
+ * </ul>
+ *
+ * Duplicate explicit names (several classes, one of which selects this driver's devices) are logged
+ * once per change with the class the scheduler uses: the newest, or on equal creation times the
+ * lexicographically first name. Implicit names that no pod can request (class name over 63
+ * characters) are reported too.
+ *
+ * <p>The driver composes it: {@code publisher.publish(guard.filter(hub.applyTaints(pools)))}, calls
+ * {@link #setDevices} with the enriched pools whenever they change, and republishes when a {@link
+ * #addChangeListener change listener} fires.
+ *
+ * <p>Thread-safe. Listeners and the fatal handler run without the guard's lock, on the informers'
+ * or the caller's thread.
+ */
+public final class ExtendedResourceGuard implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ExtendedResourceGuard.class);
+
+  /** How many device names a log line lists before it says "and N more". */
+  private static final int LOGGED_DEVICES = 8;
+
+  /** What the guard does when a name is served both ways on this node. */
+  public enum Policy {
+    /** Hold the affected devices back until the device plugin stops serving the name. */
+    WAIT,
+    /** Publish anyway and log the conflict. */
+    WARN,
+    /** Call the fatal handler: the driver exits non-zero. */
+    FAIL;
+
+    /**
+     * Parses the value of {@code --extended-resource-conflict}: {@code wait}, {@code warn} or
+     * {@code fail}, in any case.
+     */
+    public static Policy parse(String value) {
+      Objects.requireNonNull(value, "value");
+      for (Policy p : values()) {
+        if (p.name().equalsIgnoreCase(value.trim())) {
+          return p;
+        }
+      }
+      throw new IllegalArgumentException(
+          "--extended-resource-conflict=\"" + value + "\": must be wait, warn or fail");
+    }
+  }
+
+  private final KubeClient client;
+  private final String driverName;
+  private final String nodeName;
+  private final Policy policy;
+  private final CelSelectors selectors;
+  private final Duration logInterval;
+  private final Clock clock;
+  private final Consumer<String> fatalHandler;
+  private final ScheduledExecutorService executor;
+  private final boolean ownsExecutor;
+  private final BiConsumer<Level, String> logTap;
+  private final CopyOnWriteArrayList<Runnable> listeners = new CopyOnWriteArrayList<>();
+
+  private final Object lock = new Object();
+  // All guarded by lock.
+  private List<Pool> devices = List.of();
+  private List<DeviceClass> classes = List.of();
+  private Optional<Node> node = Optional.empty();
+  private boolean synced;
+  private GuardEvaluator.Mapping mapping = GuardEvaluator.mapping(List.of());
+  private GuardEvaluator.Evaluation evaluation =
+      new GuardEvaluator.Evaluation(List.of(), List.of(), List.of(), List.of());
+  private Optional<Instant> waitingSince = Optional.empty();
+  private Instant lastConflictLog = Instant.MIN;
+  private ScheduledFuture<?> reminder;
+  private List<String> lastFatal = List.of();
+  private boolean warnedUnsynced;
+  private boolean warnedNoNode;
+  private boolean closed;
+
+  private Informer<DeviceClass> classInformer;
+  private Informer<Node> nodeInformer;
+
+  private ExtendedResourceGuard(Builder b) {
+    this.client = b.client;
+    this.driverName = b.driverName;
+    this.nodeName = b.nodeName;
+    this.policy = b.policy;
+    this.selectors = b.selectors;
+    this.logInterval = b.logInterval;
+    this.clock = b.clock;
+    this.fatalHandler = b.fatalHandler;
+    this.ownsExecutor = b.executor.isEmpty();
+    this.executor =
+        b.executor.orElseGet(
+            () ->
+                Executors.newSingleThreadScheduledExecutor(
+                    r -> {
+                      Thread t = new Thread(r, "dra4j-extended-resource-guard");
+                      t.setDaemon(true);
+                      return t;
+                    }));
+    this.logTap = b.logTap;
+  }
+
+  /** A builder for the guard of {@code driverName} on {@code nodeName}. */
+  public static Builder builder(KubeClient client, String driverName, String nodeName) {
+    return new Builder(client, driverName, nodeName);
+  }
+
+  /**
+   * Starts watching DeviceClasses and this Node ({@code fieldSelector metadata.name=<node>}); the
+   * guard evaluates once both are read and again on every change.
+   *
+   * @throws IllegalStateException when started twice
+   */
+  public ExtendedResourceGuard start() {
+    synchronized (lock) {
+      if (classInformer != null || closed) {
+        throw new IllegalStateException("ExtendedResourceGuard was already started or closed");
+      }
+      classInformer = Informer.builder(client, DeviceClass.TYPE).handler(new Trigger<>()).build();
+      nodeInformer =
+          Informer.builder(client, Node.TYPE)
+              .options(ListOptions.fields("metadata.name=" + nodeName))
+              .handler(new Trigger<>())
+              .build();
+    }
+    classInformer.start();
+    nodeInformer.start();
+    LOG.info(
+        "driver={} node={}: extended-resource guard started (policy {})",
+        driverName,
+        nodeName,
+        policy.name().toLowerCase(Locale.ROOT));
+    return this;
+  }
+
+  /** Waits until DeviceClasses and the Node have been read and evaluated; false on timeout. */
+  public boolean awaitSynced(Duration timeout) throws InterruptedException {
+    Informer<DeviceClass> c;
+    Informer<Node> n;
+    synchronized (lock) {
+      c = classInformer;
+      n = nodeInformer;
+    }
+    if (c == null) {
+      throw new IllegalStateException("ExtendedResourceGuard.awaitSynced before start()");
+    }
+    long deadline = System.nanoTime() + timeout.toNanos();
+    if (!c.awaitSynced(timeout)) {
+      return false;
+    }
+    if (!n.awaitSynced(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))) {
+      return false;
+    }
+    // Both are synced: evaluate now on this thread, so the report is ready when this returns
+    // (the informers' own onSynced may still be on its way).
+    refresh();
+    return true;
+  }
+
+  /** The driver's current (enriched) devices; re-evaluates. */
+  public void setDevices(List<Pool> pools) {
+    Objects.requireNonNull(pools, "pools");
+    Outcome outcome;
+    synchronized (lock) {
+      devices = List.copyOf(pools);
+      outcome = evaluateLocked();
+    }
+    outcome.run();
+  }
+
+  /**
+   * Under {@link Policy#WAIT}: the pools without the devices of an active conflict (evaluated on
+   * exactly these pools), or without any device before the first sync. Pools are kept even when
+   * empty: an empty pool says the driver runs and offers nothing. Under WARN and FAIL: the pools
+   * unchanged.
+   */
+  public List<Pool> filter(List<Pool> pools) {
+    if (policy != Policy.WAIT) {
+      return List.copyOf(pools);
+    }
+    boolean isSynced;
+    GuardEvaluator.Mapping m;
+    Optional<Node> n;
+    synchronized (lock) {
+      isSynced = synced;
+      m = mapping;
+      n = node;
+      if (!isSynced && !warnedUnsynced) {
+        warnedUnsynced = true;
+        LOG.warn(
+            "driver={} node={}: DeviceClasses and the Node are not read yet; publishing no devices"
+                + " until they are (call awaitSynced before the first publish)",
+            driverName,
+            nodeName);
+      }
+    }
+    if (!isSynced) {
+      return pools.stream().map(p -> p.withDevices(List.of())).toList();
+    }
+    List<Conflict> conflicts =
+        GuardEvaluator.conflicts(driverName, nodeName, m, n, pools, selectors);
+    if (conflicts.isEmpty()) {
+      return List.copyOf(pools);
+    }
+    Set<DeviceRef> held = new HashSet<>();
+    for (Conflict c : conflicts) {
+      held.addAll(c.affectedDevices());
+    }
+    List<Pool> out = new ArrayList<>(pools.size());
+    for (Pool p : pools) {
+      List<Device> kept =
+          p.devices().stream()
+              .filter(d -> !held.contains(new DeviceRef(p.name(), d.name())))
+              .toList();
+      out.add(kept.size() == p.devices().size() ? p : p.withDevices(kept));
+    }
+    return List.copyOf(out);
+  }
+
+  /** The current decision and why. */
+  public GuardReport report() {
+    synchronized (lock) {
+      return new GuardReport(
+          driverName,
+          nodeName,
+          policy,
+          synced,
+          node.isPresent(),
+          evaluation.conflicts(),
+          evaluation.duplicates(),
+          evaluation.unusable(),
+          evaluation.problems(),
+          waitingSince);
+    }
+  }
+
+  /**
+   * Calls {@code listener} when the decision changes (a conflict appears or clears, or the first
+   * sync completes): the driver republishes through {@link #filter}. Must not throw.
+   */
+  public void addChangeListener(Runnable listener) {
+    listeners.add(Objects.requireNonNull(listener, "listener"));
+  }
+
+  /** Stops watching. Idempotent. */
+  @Override
+  public void close() {
+    Informer<DeviceClass> c;
+    Informer<Node> n;
+    synchronized (lock) {
+      closed = true;
+      c = classInformer;
+      n = nodeInformer;
+      if (reminder != null) {
+        reminder.cancel(false);
+      }
+    }
+    if (c != null) {
+      c.close();
+    }
+    if (n != null) {
+      n.close();
+    }
+    if (ownsExecutor) {
+      executor.shutdownNow();
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Evaluation
+
+  /** Re-reads both informer caches and evaluates, once both are synced. */
+  private void refresh() {
+    Informer<DeviceClass> c;
+    Informer<Node> n;
+    synchronized (lock) {
+      c = classInformer;
+      n = nodeInformer;
+    }
+    if (c == null || !c.hasSynced() || !n.hasSynced()) {
+      return;
+    }
+    update(c.list(), n.get("", nodeName));
+  }
+
+  /** The cluster state changed (informers; tests call it directly). */
+  void update(List<DeviceClass> newClasses, Optional<Node> newNode) {
+    Outcome outcome;
+    synchronized (lock) {
+      if (closed) {
+        return;
+      }
+      List<DeviceClass> sorted = new ArrayList<>(newClasses);
+      sorted.sort(java.util.Comparator.comparing(dc -> dc.metadata().name()));
+      if (!sorted.equals(classes)) {
+        classes = List.copyOf(sorted);
+        mapping = GuardEvaluator.mapping(classes);
+      }
+      node = newNode;
+      boolean first = !synced;
+      synced = true;
+      if (node.isEmpty() && !warnedNoNode) {
+        warnedNoNode = true;
+        log(
+            Level.WARN,
+            "node "
+                + nodeName
+                + " does not exist (yet): no node capacity to compare; the guard sees no conflict"
+                + " until it does");
+      } else if (node.isPresent()) {
+        warnedNoNode = false;
+      }
+      outcome = evaluateLocked();
+      if (first) {
+        outcome = outcome.changed();
+      }
+    }
+    outcome.run();
+  }
+
+  /** What to do after the lock is released. */
+  private final class Outcome {
+    final boolean changed;
+    final Optional<String> fatal;
+
+    Outcome(boolean changed, Optional<String> fatal) {
+      this.changed = changed;
+      this.fatal = fatal;
+    }
+
+    Outcome changed() {
+      return new Outcome(true, fatal);
+    }
+
+    void run() {
+      if (changed) {
+        for (Runnable l : listeners) {
+          try {
+            l.run();
+          } catch (RuntimeException e) {
+            LOG.warn("driver={}: an extended-resource guard listener failed", driverName, e);
+          }
+        }
+      }
+      fatal.ifPresent(
+          reason -> {
+            try {
+              fatalHandler.accept(reason);
+            } catch (RuntimeException e) {
+              LOG.error("driver={}: the fatal handler failed", driverName, e);
+            }
+          });
+    }
+  }
+
+  private Outcome evaluateLocked() {
+    if (!synced || closed) {
+      return new Outcome(false, Optional.empty());
+    }
+    GuardEvaluator.Evaluation before = evaluation;
+    evaluation =
+        GuardEvaluator.evaluate(driverName, nodeName, classes, mapping, node, devices, selectors);
+    if (!evaluation.duplicates().equals(before.duplicates())) {
+      for (Duplicate d : evaluation.duplicates()) {
+        log(
+            Level.WARN,
+            "extended resource "
+                + d.resourceName()
+                + " is mapped by "
+                + (d.ignored().size() + 1)
+                + " DeviceClasses: the scheduler uses "
+                + d.winner()
+                + " (newest; on equal creation times the first name) and ignores "
+                + String.join(", ", d.ignored()));
+      }
+    }
+    if (!evaluation.unusable().equals(before.unusable())) {
+      for (UnusableName u : evaluation.unusable()) {
+        log(
+            Level.WARN,
+            "DeviceClass "
+                + u.deviceClass()
+                + " selects devices of this driver, but its implicit extended resource name "
+                + u.resourceName()
+                + " cannot be requested: "
+                + u.reason()
+                + "; set spec.extendedResourceName if pods should request it");
+      }
+    }
+    if (!evaluation.problems().equals(before.problems())) {
+      for (String p : evaluation.problems()) {
+        log(Level.WARN, p);
+      }
+    }
+    boolean changed = !evaluation.conflicts().equals(before.conflicts());
+    Optional<String> fatal = Optional.empty();
+    if (changed) {
+      Instant now = clock.instant();
+      if (evaluation.conflicts().isEmpty()) {
+        if (!before.conflicts().isEmpty()) {
+          log(
+              Level.INFO,
+              policy == Policy.WAIT
+                  ? "no extended resource conflict any more: publishing the devices held back since "
+                      + waitingSince.map(Instant::toString).orElse("start")
+                  : "no extended resource conflict any more");
+        }
+        waitingSince = Optional.empty();
+        cancelReminder();
+      } else {
+        if (policy == Policy.WAIT && waitingSince.isEmpty()) {
+          waitingSince = Optional.of(now);
+        }
+        logConflicts(now);
+        if (policy == Policy.FAIL) {
+          List<String> keys = evaluation.conflicts().stream().map(Conflict::resourceName).toList();
+          if (!keys.equals(lastFatal)) {
+            lastFatal = keys;
+            fatal = Optional.of(fatalReason());
+          }
+        }
+      }
+      if (evaluation.conflicts().isEmpty()) {
+        lastFatal = List.of();
+      }
+    }
+    return new Outcome(changed, fatal);
+  }
+
+  private String fatalReason() {
+    return "driver "
+        + driverName
+        + ": "
+        + evaluation.conflicts().stream().map(Conflict::describe).collect(Collectors.joining("; "))
+        + " (--extended-resource-conflict=fail)";
+  }
+
+  /** Logs the conflicts and schedules the next reminder; called with the lock held. */
+  private void logConflicts(Instant now) {
+    Level level = policy == Policy.FAIL ? Level.ERROR : Level.WARN;
+    for (Conflict c : evaluation.conflicts()) {
+      log(level, conflictLine(c));
+    }
+    lastConflictLog = now;
+    scheduleReminder(logInterval);
+  }
+
+  private String conflictLine(Conflict c) {
+    String devicesText =
+        c.affectedDevices().stream()
+                .limit(LOGGED_DEVICES)
+                .map(DeviceRef::toString)
+                .collect(Collectors.joining(", "))
+            + (c.affectedDevices().size() > LOGGED_DEVICES
+                ? " and " + (c.affectedDevices().size() - LOGGED_DEVICES) + " more"
+                : "");
+    return switch (policy) {
+      case WAIT ->
+          "waiting"
+              + waitingSince.map(t -> " since " + t).orElse("")
+              + ": "
+              + c.describe()
+              + ". Not publishing "
+              + devicesText
+              + " until the node's capacity and allocatable for "
+              + c.resourceName()
+              + " are 0 (remove the device plugin from this node)";
+      case WARN -> c.describe() + ". Publishing " + devicesText + " anyway (policy warn)";
+      case FAIL -> c.describe() + " (policy fail)";
+    };
+  }
+
+  private void scheduleReminder(Duration delay) {
+    cancelReminder();
+    if (closed || policy == Policy.FAIL) {
+      return;
+    }
+    reminder = executor.schedule(this::remind, delay.toNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  private void cancelReminder() {
+    if (reminder != null) {
+      reminder.cancel(false);
+      reminder = null;
+    }
+  }
+
+  /** Repeats the conflict log, at most once per log interval. */
+  void remind() {
+    synchronized (lock) {
+      reminder = null;
+      if (closed || evaluation.conflicts().isEmpty()) {
+        return;
+      }
+      Instant now = clock.instant();
+      Instant due = lastConflictLog.plus(logInterval);
+      if (now.isBefore(due)) {
+        scheduleReminder(Duration.between(now, due));
+        return;
+      }
+      logConflicts(now);
+    }
+  }
+
+  private void log(Level level, String message) {
+    String line = "driver=" + driverName + " node=" + nodeName + ": " + message;
+    LOG.atLevel(level).log(line);
+    logTap.accept(level, line);
+  }
+
+  /** Re-evaluates after any informer change, once both informers are synced. */
+  private final class Trigger<T> implements InformerHandler<T> {
+    @Override
+    public void onAdd(T object) {
+      refresh();
+    }
+
+    @Override
+    public void onUpdate(T oldObject, T newObject) {
+      refresh();
+    }
+
+    @Override
+    public void onDelete(T object) {
+      refresh();
+    }
+
+    @Override
+    public void onSynced() {
+      refresh();
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // DeviceClass YAML
+
+  private static final ObjectMapper YAML =
+      KubeJson.configure(
+          new ObjectMapper(
+              YAMLFactory.builder()
+                  .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
+                  .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
+                  // One selector per line: easier to read and to edit than folded lines.
+                  .disable(YAMLGenerator.Feature.SPLIT_LINES)
+                  .build()));
+
+  /**
+   * A DeviceClass manifest that maps {@code extendedResourceName} to this driver's devices: the
+   * selector {@code device.driver == '<driver>'}, plus {@code selector} when given (both must
+   * accept a device).
+   *
+   * @throws IllegalArgumentException naming the field and the rule: driver name (DNS subdomain of
+   *     at most 63 characters), class name (DNS subdomain of at most 253), extended resource name
+   *     (contains '/', not in the kubernetes.io domain, no {@code requests.} prefix, {@code
+   *     requests.<name>} a qualified name, name part at most 63), selector (must compile)
+   */
+  public static String deviceClassYaml(
+      String driverName, String className, String extendedResourceName, Optional<String> selector) {
+    Objects.requireNonNull(driverName, "driverName");
+    Objects.requireNonNull(className, "className");
+    Objects.requireNonNull(extendedResourceName, "extendedResourceName");
+    Objects.requireNonNull(selector, "selector");
+    List<String> errors = new ArrayList<>();
+    for (String p : ExtendedResourceNames.driverName(driverName)) {
+      errors.add("driver name \"" + driverName + "\" " + p);
+    }
+    for (String p : ExtendedResourceNames.className(className)) {
+      errors.add("metadata.name (class name) \"" + className + "\" " + p);
+    }
+    for (String p : ExtendedResourceNames.explicit(extendedResourceName)) {
+      errors.add("spec.extendedResourceName \"" + extendedResourceName + "\" " + p);
+    }
+    List<DeviceSelector> selectorList = new ArrayList<>();
+    String driverSelector = "device.driver == '" + driverName + "'";
+    selectorList.add(DeviceSelector.cel(driverSelector));
+    if (selector.isPresent()) {
+      String expression = selector.get();
+      if (expression.isBlank()) {
+        errors.add("spec.selectors[1].cel.expression must not be empty");
+      } else {
+        try {
+          CelSelectors.shared().compile(expression);
+          selectorList.add(DeviceSelector.cel(expression));
+        } catch (SelectorCompileException e) {
+          errors.add("spec.selectors[1].cel.expression does not compile: " + e.getMessage());
+        }
+      }
+    }
+    if (!errors.isEmpty()) {
+      throw new IllegalArgumentException(
+          "DeviceClass " + className + ": " + String.join("; ", errors));
+    }
+    DeviceClass dc =
+        DeviceClass.of(
+            ObjectMeta.named("", className),
+            DeviceClass.Spec.of(selectorList).withExtendedResourceName(extendedResourceName));
+    try {
+      return YAML.writeValueAsString(dc);
+    } catch (JsonProcessingException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Builds an {@link ExtendedResourceGuard}. */
+  public static final class Builder {
+    private final KubeClient client;
+    private final String driverName;
+    private final String nodeName;
+    private Policy policy = Policy.WAIT;
+    private CelSelectors selectors = CelSelectors.shared();
+    private Duration logInterval = Duration.ofMinutes(1);
+    private Clock clock = Clock.systemUTC();
+    private Consumer<String> fatalHandler = Builder::exitOnFatal;
+    private Optional<ScheduledExecutorService> executor = Optional.empty();
+    private BiConsumer<Level, String> logTap = (l, m) -> {};
+
+    private Builder(KubeClient client, String driverName, String nodeName) {
+      this.client = Objects.requireNonNull(client, "client");
+      this.driverName = Objects.requireNonNull(driverName, "driverName");
+      this.nodeName = Objects.requireNonNull(nodeName, "nodeName");
+    }
+
+    /** What a conflict does; default {@link Policy#WAIT}. */
+    public Builder policy(Policy value) {
+      policy = Objects.requireNonNull(value, "policy");
+      return this;
+    }
+
+    /** The CEL compiler (and its cache); default {@link CelSelectors#shared()}. */
+    public Builder selectors(CelSelectors value) {
+      selectors = Objects.requireNonNull(value, "selectors");
+      return this;
+    }
+
+    /** How often an ongoing conflict is logged again; default 1 minute. */
+    public Builder logInterval(Duration value) {
+      logInterval = Objects.requireNonNull(value, "logInterval");
+      return this;
+    }
+
+    /** The clock for {@code waitingSince} and log pacing. */
+    public Builder clock(Clock value) {
+      clock = Objects.requireNonNull(value, "clock");
+      return this;
+    }
+
+    /**
+     * Called under {@link Policy#FAIL} with the reason (class, name, node, values), once per new
+     * set of conflicts. The default logs the reason and exits the JVM with status 1 from a thread
+     * of its own; a driver that shuts down gracefully passes its own.
+     */
+    public Builder fatalHandler(Consumer<String> value) {
+      fatalHandler = Objects.requireNonNull(value, "fatalHandler");
+      return this;
+    }
+
+    /**
+     * Where log reminders run; default a daemon thread of the guard's own. A supplied executor is
+     * not shut down by {@link ExtendedResourceGuard#close()}.
+     */
+    public Builder executor(ScheduledExecutorService value) {
+      executor = Optional.of(Objects.requireNonNull(value, "executor"));
+      return this;
+    }
+
+    /** Sees every line the guard logs (tests). */
+    Builder logTap(BiConsumer<Level, String> value) {
+      logTap = Objects.requireNonNull(value, "logTap");
+      return this;
+    }
+
+    /**
+     * Builds the guard; call {@link ExtendedResourceGuard#start()}.
+     *
+     * @throws IllegalArgumentException for an empty driver or node name or a non-positive log
+     *     interval
+     */
+    public ExtendedResourceGuard build() {
+      if (driverName.isEmpty()) {
+        throw new IllegalArgumentException("ExtendedResourceGuard: driverName must not be empty");
+      }
+      if (nodeName.isEmpty()) {
+        throw new IllegalArgumentException("ExtendedResourceGuard: nodeName must not be empty");
+      }
+      if (logInterval.isNegative() || logInterval.isZero()) {
+        throw new IllegalArgumentException(
+            "ExtendedResourceGuard: logInterval must be positive, got " + logInterval);
+      }
+      return new ExtendedResourceGuard(this);
+    }
+
+    private static void exitOnFatal(String reason) {
+      LOG.error("{}: exiting", reason);
+      // Not on the informer thread: shutdown hooks may close the guard and join that thread.
+      Thread t = new Thread(() -> System.exit(1), "dra4j-extended-resource-fatal");
+      t.setDaemon(false);
+      t.start();
+    }
+  }
+}

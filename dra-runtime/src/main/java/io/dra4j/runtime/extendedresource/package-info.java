@@ -1,0 +1,13 @@
+/**
+ * The extended-resource migration guard (KEP-5004): one extended resource name must not be served
+ * by a device plugin and by DRA on the same node, or the scheduler over-admits pods.
+ *
+ * <p>{@link io.dra4j.runtime.extendedresource.ExtendedResourceGuard} watches DeviceClasses and this
+ * Node, evaluates the classes' CEL selectors against this driver's devices and, under the default
+ * {@code wait} policy, filters out the devices of a conflicting class until the node stops
+ * advertising the name. {@link io.dra4j.runtime.extendedresource.GuardReport} says what it decided
+ * and why. {@link io.dra4j.runtime.extendedresource.ExtendedResourceGuard#deviceClassYaml(String,
+ * String, String, java.util.Optional)} writes a DeviceClass that maps a name to a driver's devices,
+ * checked by the same name rules.
+ */
+package io.dra4j.runtime.extendedresource;
