@@ -43,10 +43,10 @@ import org.slf4j.LoggerFactory;
  * publishing, the extended-resource guard, device health (kubelet stream and taints), the claim
  * preparation pipeline, and the kubelet plugin sockets.
  *
- * <p>Data flows: provider → enrichers → health taints → guard filter → publisher; kubelet →
- * sockets → claim preparer → provider. Everything that changes the published inventory (a
- * rediscovery, a taint added or lifted, a guard decision) funnels through one thread, so
- * publishes are ordered and coalesced.
+ * <p>Data flows: provider → enrichers → health taints → guard filter → publisher; kubelet → sockets
+ * → claim preparer → provider. Everything that changes the published inventory (a rediscovery, a
+ * taint added or lifted, a guard decision) funnels through one thread, so publishes are ordered and
+ * coalesced.
  *
  * <pre>{@code
  * try (DraDriver driver = DraDriver.builder()
@@ -163,7 +163,7 @@ public final class DraDriver implements AutoCloseable {
     inventoryThread.execute(this::awaitGuardThenPublish);
 
     if (b.warmUp) {
-      Warmup.Result w = Warmup.run(b.driverName, pluginDirectory);
+      Warmup.Result w = Warmup.run();
       LOG.info("prepare path warmed up: {}", w);
     }
     KubeletPluginServer.Builder sb =
@@ -419,9 +419,9 @@ public final class DraDriver implements AutoCloseable {
   }
 
   /**
-   * Stops: the registration socket goes first (the kubelet stops calling), in-flight calls
-   * finish, then the rest. Published slices stay; the kubelet removes them if the driver does not
-   * come back.
+   * Stops: the registration socket goes first (the kubelet stops calling), in-flight calls finish,
+   * then the rest. Published slices stay; the kubelet removes them if the driver does not come
+   * back.
    */
   @Override
   public void close() {
@@ -468,8 +468,7 @@ public final class DraDriver implements AutoCloseable {
     private Optional<String> podUid = Optional.empty();
     private TaintEffect healthTaintEffect = TaintEffect.NO_SCHEDULE;
     private Duration healthRecoveryDelay = Duration.ofSeconds(60);
-    private ExtendedResourceGuard.Policy extendedResourcePolicy =
-        ExtendedResourceGuard.Policy.WAIT;
+    private ExtendedResourceGuard.Policy extendedResourcePolicy = ExtendedResourceGuard.Policy.WAIT;
     private boolean deviceMetadata;
     private boolean warmUp = true;
     private Consumer<String> fatalHandler = reason -> {};
@@ -512,7 +511,9 @@ public final class DraDriver implements AutoCloseable {
       return this;
     }
 
-    /** Default {@code /var/lib/kubelet/plugins/<driver>}; must not be shared with another driver. */
+    /**
+     * Default {@code /var/lib/kubelet/plugins/<driver>}; must not be shared with another driver.
+     */
     public Builder pluginDirectory(Path value) {
       pluginDirectory = Optional.of(value);
       return this;

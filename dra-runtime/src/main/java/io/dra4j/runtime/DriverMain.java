@@ -37,12 +37,15 @@ public final class DriverMain {
   /**
    * Runs a driver until it is stopped.
    *
-   * @param defaultProvider the provider to use when {@code --provider} is not given and several
-   *     are on the class path
+   * @param defaultProvider the provider to use when {@code --provider} is not given and several are
+   *     on the class path
    * @return the process exit code
    */
   public static int run(
-      List<String> args, Optional<String> defaultProvider, Map<String, String> env, PrintStream err) {
+      List<String> args,
+      Optional<String> defaultProvider,
+      Map<String, String> env,
+      PrintStream err) {
     DriverOptions options;
     try {
       options = DriverOptions.parse(args, env);
@@ -147,6 +150,8 @@ public final class DriverMain {
         all.isEmpty()
             ? "no DeviceProvider on the class path: list yours in"
                 + " META-INF/services/io.dra4j.api.provider.DeviceProvider"
-            : "several DeviceProviders on the class path (" + found + "): choose one with --provider");
+            : "several DeviceProviders on the class path ("
+                + found
+                + "): choose one with --provider");
   }
 }

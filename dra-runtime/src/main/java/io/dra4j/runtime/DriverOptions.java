@@ -16,8 +16,8 @@ import java.util.TreeMap;
 /**
  * The command line of a driver: what {@link DriverMain} parses and turns into a {@link DraDriver}.
  *
- * <p>Flags take {@code --name value} or {@code --name=value}. The flags that deployments set per pod
- * also come from the environment (in brackets): {@code --driver-name} [DRIVER_NAME], {@code
+ * <p>Flags take {@code --name value} or {@code --name=value}. The flags that deployments set per
+ * pod also come from the environment (in brackets): {@code --driver-name} [DRIVER_NAME], {@code
  * --node-name} [NODE_NAME], {@code --kubeconfig} [KUBECONFIG], {@code --pod-uid} [POD_UID]. A flag
  * this class does not know is a provider setting: {@code --devices 8} reaches the provider as
  * {@code devices=8} (see each provider's documentation); {@code --config key=value} does the same

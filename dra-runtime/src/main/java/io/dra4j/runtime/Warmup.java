@@ -25,11 +25,10 @@ import io.dra4j.runtime.kube.ResourceClaim;
 import io.dra4j.runtime.kube.ResourceClaimSpec;
 import io.dra4j.runtime.kube.ResourceClaimStatus;
 import io.dra4j.runtime.kubelet.KubeletPluginServer;
+import io.dra4j.runtime.kubelet.UdsChannels;
 import io.grpc.ManagedChannel;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
-import io.grpc.netty.shaded.io.netty.channel.epoll.EpollDomainSocketChannel;
-import io.grpc.netty.shaded.io.netty.channel.epoll.EpollEventLoopGroup;
-import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
+import io.grpc.netty.shaded.io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.epoll.EpollIoHandler;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -49,13 +48,15 @@ import java.util.stream.Stream;
  * static initialisation of gRPC, protobuf and Jackson, and interpreted code make it hundreds of
  * times slower than the next ones. This runs the real code (its own sockets, the real gRPC
  * services, the real claim pipeline with checkpoints and CDI files) against a synthetic claim and a
- * provider that does nothing, all inside a scratch directory that is deleted afterwards, so no
- * side effect reaches the host or the API server.
+ * provider that does nothing, all inside a scratch directory that is deleted afterwards, so no side
+ * effect reaches the host or the API server.
  */
 final class Warmup {
   static final int DEFAULT_ITERATIONS = 300;
   static final Duration DEFAULT_BUDGET = Duration.ofSeconds(3);
-  private static final String SCRATCH_PREFIX = ".warmup-";
+  private static final String SCRATCH_PREFIX = "dra4j-warm-";
+  // The name only shows in the scratch sockets; a short one keeps their paths short.
+  private static final String DRIVER_NAME = "warm-up.dra4j.io";
 
   private Warmup() {}
 
@@ -74,22 +75,19 @@ final class Warmup {
     }
   }
 
-  static Result run(String driverName, Path pluginDirectory) throws IOException {
-    return run(driverName, pluginDirectory, DEFAULT_ITERATIONS, DEFAULT_BUDGET);
+  static Result run() throws IOException {
+    return run(DEFAULT_ITERATIONS, DEFAULT_BUDGET);
   }
 
-  /**
-   * Runs up to {@code iterations} round trips, stopping early when {@code budget} is spent.
-   *
-   * @param pluginDirectory the driver's own directory; the scratch directory goes below it so the
-   *     socket paths stay short
-   */
-  static Result run(String driverName, Path pluginDirectory, int iterations, Duration budget)
-      throws IOException {
+  /** Runs up to {@code iterations} round trips, stopping early when {@code budget} is spent. */
+  static Result run(int iterations, Duration budget) throws IOException {
+    String driverName = DRIVER_NAME;
     long start = System.nanoTime();
-    removeLeftovers(pluginDirectory);
-    Path scratch = Files.createTempDirectory(pluginDirectory, SCRATCH_PREFIX);
-    EpollEventLoopGroup group = new EpollEventLoopGroup(1);
+    // In the temporary directory, not the plugin directory: socket paths must stay under 108
+    // bytes whatever the deployment's directories are.
+    Path scratch = Files.createTempDirectory(SCRATCH_PREFIX);
+    MultiThreadIoEventLoopGroup group =
+        new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
     ManagedChannel channel = null;
     try {
       Path registrar = Files.createDirectories(scratch.resolve("r"));
@@ -114,10 +112,10 @@ final class Warmup {
                   .build()
                   .start()) {
         preparer.recover();
-        channel = channel(server.registrationSocket(), group);
+        channel = UdsChannels.open(server.registrationSocket(), group);
         RegistrationGrpc.newBlockingStub(channel).getInfo(InfoRequest.getDefaultInstance());
         channel.shutdownNow();
-        channel = channel(server.draSocket(), group);
+        channel = UdsChannels.open(server.draSocket(), group);
         DRAPluginGrpc.DRAPluginBlockingStub stub = DRAPluginGrpc.newBlockingStub(channel);
         long first = 0;
         long last = 0;
@@ -131,7 +129,8 @@ final class Warmup {
               Claim.newBuilder().setNamespace("dra4j-warm-up").setName(name).setUid(uid).build();
           long t0 = System.nanoTime();
           stub.withDeadlineAfter(10, TimeUnit.SECONDS)
-              .nodePrepareResources(NodePrepareResourcesRequest.newBuilder().addClaims(claim).build());
+              .nodePrepareResources(
+                  NodePrepareResourcesRequest.newBuilder().addClaims(claim).build());
           stub.withDeadlineAfter(10, TimeUnit.SECONDS)
               .nodeUnprepareResources(
                   NodeUnprepareResourcesRequest.newBuilder().addClaims(claim).build());
@@ -158,14 +157,6 @@ final class Warmup {
     }
   }
 
-  private static ManagedChannel channel(Path socket, EpollEventLoopGroup group) {
-    return NettyChannelBuilder.forAddress(new DomainSocketAddress(socket.toString()))
-        .channelType(EpollDomainSocketChannel.class)
-        .eventLoopGroup(group)
-        .usePlaintext()
-        .build();
-  }
-
   private static ResourceClaim syntheticClaim(String driver, String name, String uid) {
     ObjectMeta meta =
         new ObjectMeta(
@@ -190,15 +181,6 @@ final class Warmup {
             null);
     return ResourceClaim.of(meta, ResourceClaimSpec.of(DeviceClaim.of(List.of())))
         .withStatus(new ResourceClaimStatus(Optional.of(allocation), null, null, null));
-  }
-
-  /** A warm-up killed halfway leaves its scratch directory behind; the next start removes it. */
-  private static void removeLeftovers(Path pluginDirectory) throws IOException {
-    try (Stream<Path> entries = Files.list(pluginDirectory)) {
-      entries
-          .filter(p -> p.getFileName().toString().startsWith(SCRATCH_PREFIX))
-          .forEach(Warmup::deleteTree);
-    }
   }
 
   private static void deleteTree(Path root) {

@@ -92,7 +92,8 @@ class DriverMainTest {
 
   @Test
   void choosesByNameAndExplainsAmbiguityAndAbsence() throws Exception {
-    List<Path> jars = List.of(vendorJar("AcmeProvider", "acme"), vendorJar("OtherProvider", "other"));
+    List<Path> jars =
+        List.of(vendorJar("AcmeProvider", "acme"), vendorJar("OtherProvider", "other"));
     assertThat(withClassPath(jars, () -> DriverMain.findProvider(Optional.of("other"))).name())
         .isEqualTo("other");
     assertThatThrownBy(() -> withClassPath(jars, () -> DriverMain.findProvider(Optional.empty())))
@@ -118,7 +119,12 @@ class DriverMainTest {
     assertThat(rc).isEqualTo(2);
     assertThat(err.toString(StandardCharsets.UTF_8))
         .contains("flag --health-port \"x\" must be an integer");
-    rc = DriverMain.run(List.of(), Optional.empty(), Map.of(), new PrintStream(OutputStream.nullOutputStream()));
+    rc =
+        DriverMain.run(
+            List.of(),
+            Optional.empty(),
+            Map.of(),
+            new PrintStream(OutputStream.nullOutputStream()));
     assertThat(rc).isEqualTo(2);
   }
 }

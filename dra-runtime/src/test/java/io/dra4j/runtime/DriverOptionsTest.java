@@ -49,10 +49,21 @@ class DriverOptionsTest {
     DriverOptions o =
         DriverOptions.parse(
             List.of(
-                "--node-name", "n", "--devices", "4", "--numa-attribute-form=list",
-                "--config", "memory=40Gi", "--extended-resource-conflict", "FAIL",
-                "--health-taint-effect", "NoExecute", "--health-recovery-delay", "90s",
-                "--no-warm-up", "--device-metadata"),
+                "--node-name",
+                "n",
+                "--devices",
+                "4",
+                "--numa-attribute-form=list",
+                "--config",
+                "memory=40Gi",
+                "--extended-resource-conflict",
+                "FAIL",
+                "--health-taint-effect",
+                "NoExecute",
+                "--health-recovery-delay",
+                "90s",
+                "--no-warm-up",
+                "--device-metadata"),
             Map.of());
     assertThat(o.providerConfig())
         .containsExactlyInAnyOrderEntriesOf(
@@ -69,17 +80,24 @@ class DriverOptionsTest {
     assertThatThrownBy(() -> DriverOptions.parse(List.of(), Map.of()))
         .hasMessageContaining("--node-name (or NODE_NAME) is required");
     assertThatThrownBy(
-            () -> DriverOptions.parse(List.of("--node-name", "n", "--extended-resource-conflict", "maybe"), Map.of()))
+            () ->
+                DriverOptions.parse(
+                    List.of("--node-name", "n", "--extended-resource-conflict", "maybe"), Map.of()))
         .hasMessageContaining("must be one of wait|warn|fail");
     assertThatThrownBy(
-            () -> DriverOptions.parse(List.of("--node-name", "n", "--health-recovery-delay", "soon"), Map.of()))
+            () ->
+                DriverOptions.parse(
+                    List.of("--node-name", "n", "--health-recovery-delay", "soon"), Map.of()))
         .hasMessageContaining("must be a duration");
     assertThatThrownBy(() -> DriverOptions.parse(List.of("--node-name"), Map.of()))
         .hasMessageContaining("flag --node-name needs a value");
     assertThatThrownBy(() -> DriverOptions.parse(List.of("run"), Map.of()))
         .hasMessageContaining("unexpected argument \"run\"");
     assertThatThrownBy(
-            () -> DriverOptions.parse(List.of("--node-name", "n", "--health-taint-effect", "PreferNoSchedule"), Map.of()))
+            () ->
+                DriverOptions.parse(
+                    List.of("--node-name", "n", "--health-taint-effect", "PreferNoSchedule"),
+                    Map.of()))
         .hasMessageContaining("--health-taint-effect");
   }
 }

@@ -56,8 +56,7 @@ public final class StatusServer implements AutoCloseable {
             }));
     server.createContext("/healthz", ex -> probe(ex, alive));
     server.createContext("/readyz", ex -> probe(ex, ready));
-    server.createContext(
-        "/status", ex -> respond(ex, 200, "application/json", statusJson.get()));
+    server.createContext("/status", ex -> respond(ex, 200, "application/json", statusJson.get()));
     server.createContext(
         "/metrics", ex -> respond(ex, 200, "text/plain; version=0.0.4", metricsText.get()));
     server.start();

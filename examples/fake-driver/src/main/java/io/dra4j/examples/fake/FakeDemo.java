@@ -126,7 +126,8 @@ final class FakeDemo {
       step("The cluster admin's part: a Node and a DeviceClass with extendedResourceName");
       api.put(Node.TYPE, node());
       String classYaml =
-          ExtendedResourceGuard.deviceClassYaml(DRIVER, DRIVER, "example.com/gpu", Optional.empty());
+          ExtendedResourceGuard.deviceClassYaml(
+              DRIVER, DRIVER, "example.com/gpu", Optional.empty());
       DeviceClass deviceClass = yaml.readValue(classYaml, DeviceClass.class);
       client.create(DeviceClass.TYPE, deviceClass);
       show(classYaml);
@@ -148,10 +149,7 @@ final class FakeDemo {
               .pluginDirectory(work.resolve("plugins").resolve(DRIVER))
               .cdiDirectory(cdi)
               .sysfsRoot(sysfs)
-              .config(
-                  Map.of(
-                      "devices", "4",
-                      "pci-bus-ids", String.join(",", SampleSysfs.BUS_IDS)))
+              .config(Map.of("devices", "4", "pci-bus-ids", String.join(",", SampleSysfs.BUS_IDS)))
               .healthRecoveryDelay(Duration.ofSeconds(2))
               .build()
               .start();
@@ -192,8 +190,7 @@ final class FakeDemo {
       client.create(Pod.TYPE, pod);
 
       step("The scheduler's part (the test kit's allocator): a claim for the extended resource");
-      PodDecision decision =
-          new ClusterAllocator(client).schedulePod("default", "cuda-job", NODE);
+      PodDecision decision = new ClusterAllocator(client).schedulePod("default", "cuda-job", NODE);
       decision.steps().forEach(s -> say(s.toString()));
       require(decision.scheduled(), "pod scheduled: " + decision.reason());
       ResourceClaim claim = decision.extendedResourceClaim().orElseThrow();
@@ -213,11 +210,15 @@ final class FakeDemo {
           "annotation "
               + ResourceClaim.EXTENDED_RESOURCE_CLAIM_ANNOTATION
               + "="
-              + claim.metadata().annotations().get(ResourceClaim.EXTENDED_RESOURCE_CLAIM_ANNOTATION));
+              + claim
+                  .metadata()
+                  .annotations()
+                  .get(ResourceClaim.EXTENDED_RESOURCE_CLAIM_ANNOTATION));
 
       step("The kubelet calls NodePrepareResources");
       ClaimRef ref =
-          new ClaimRef(claim.metadata().namespace(), claim.metadata().name(), claim.metadata().uid());
+          new ClaimRef(
+              claim.metadata().namespace(), claim.metadata().name(), claim.metadata().uid());
       ClaimResult prepared = plugin.prepare(List.of(ref)).get(ref.uid());
       require(prepared.isOk(), "prepare: " + prepared.error().orElse(""));
       List<String> cdiIds = new ArrayList<>();
@@ -254,14 +255,15 @@ final class FakeDemo {
                       "claim status written by the driver: "
                           + s.device()
                           + " "
-                          + s.conditions().stream().map(c -> c.type() + "=" + c.status()).toList()));
+                          + s.conditions().stream()
+                              .map(c -> c.type() + "=" + c.status())
+                              .toList()));
 
       step("A device goes bad, and recovers");
       String sick = "gpu-3";
       try (HealthWatch health = plugin.watchHealth()) {
         provider.health().markUnhealthy(sick, "FakeECC", "uncorrectable ECC error (simulated)");
-        DeviceHealthReport bad =
-            awaitHealth(health, sick, HealthStatus.UNHEALTHY);
+        DeviceHealthReport bad = awaitHealth(health, sick, HealthStatus.UNHEALTHY);
         say("kubelet health stream: " + sick + " " + bad.health() + " \"" + bad.message() + "\"");
         Device tainted = awaitDevice(api, sick, d -> !d.taints().isEmpty());
         say(
@@ -309,13 +311,16 @@ final class FakeDemo {
     return KubeJson.mapper()
         .convertValue(
             Map.of(
-                "apiVersion", "v1",
-                "kind", "Node",
-                "metadata", Map.of("name", NODE, "labels", Map.of("kubernetes.io/hostname", NODE)),
+                "apiVersion",
+                "v1",
+                "kind",
+                "Node",
+                "metadata",
+                Map.of("name", NODE, "labels", Map.of("kubernetes.io/hostname", NODE)),
                 "status",
-                    Map.of(
-                        "capacity", Map.of("cpu", "16", "memory", "64Gi", "pods", "110"),
-                        "allocatable", Map.of("cpu", "16", "memory", "62Gi", "pods", "110"))),
+                Map.of(
+                    "capacity", Map.of("cpu", "16", "memory", "64Gi", "pods", "110"),
+                    "allocatable", Map.of("cpu", "16", "memory", "62Gi", "pods", "110"))),
             Node.class);
   }
 
@@ -331,7 +336,8 @@ final class FakeDemo {
             StandardAttributes.NUMA_NODE)) {
       d.attribute(key)
           .map(DeviceAttribute::javaValue)
-          .ifPresent(v -> b.append(' ').append(key.substring(key.indexOf('/') + 1)).append('=').append(v));
+          .ifPresent(
+              v -> b.append(' ').append(key.substring(key.indexOf('/') + 1)).append('=').append(v));
     }
     return b.toString();
   }
@@ -377,8 +383,7 @@ final class FakeDemo {
                 .findFirst());
   }
 
-  private static <T> T await(String what, Supplier<Optional<T>> probe)
-      throws InterruptedException {
+  private static <T> T await(String what, Supplier<Optional<T>> probe) throws InterruptedException {
     long deadline = System.nanoTime() + WAIT.toNanos();
     while (System.nanoTime() < deadline) {
       Optional<T> v = probe.get();

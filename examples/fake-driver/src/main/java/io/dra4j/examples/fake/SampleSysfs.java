@@ -6,9 +6,9 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * A tiny sysfs tree for the demo: two NUMA nodes on two sockets, two PCI root complexes, four
- * PCI functions. spi-numa reads it exactly like the host's /sys, so the demo shows the
- * standardized topology attributes on any machine.
+ * A tiny sysfs tree for the demo: two NUMA nodes on two sockets, two PCI root complexes, four PCI
+ * functions. spi-numa reads it exactly like the host's /sys, so the demo shows the standardized
+ * topology attributes on any machine.
  */
 final class SampleSysfs {
   /** The fake devices' PCI addresses: two behind pci0000:00 (node 0), two behind pci0000:80. */
@@ -27,8 +27,7 @@ final class SampleSysfs {
       Files.writeString(function.resolve("numa_node"), bus >= 0x80 ? "1\n" : "0\n");
       Path link = root.resolve("bus/pci/devices").resolve(bdf);
       Files.createDirectories(link.getParent());
-      Files.createSymbolicLink(
-          link, Path.of("../../../devices", complex, bridge, bdf));
+      Files.createSymbolicLink(link, Path.of("../../../devices", complex, bridge, bdf));
     }
     writeNode(root, 0, "0-7", "10 21");
     writeNode(root, 1, "8-15", "21 10");

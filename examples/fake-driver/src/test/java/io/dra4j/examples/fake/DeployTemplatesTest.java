@@ -24,9 +24,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The deployment templates vendors copy: they must parse as Kubernetes YAML, and the parts that
- * the API and the kubelet check (RBAC on claim status, the VAP's node binding, the DeviceClass,
- * the DaemonSet's flags and mounts) must use the names the reference gives.
+ * The deployment templates vendors copy: they must parse as Kubernetes YAML, and the parts that the
+ * API and the kubelet check (RBAC on claim status, the VAP's node binding, the DeviceClass, the
+ * DaemonSet's flags and mounts) must use the names the reference gives.
  */
 class DeployTemplatesTest {
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
@@ -83,7 +83,8 @@ class DeployTemplatesTest {
     JsonNode binding = docs.get("ClusterRoleBinding").get(0);
     JsonNode subject = binding.path("subjects").get(0);
     JsonNode podSpec = daemonSet.path("spec").path("template").path("spec");
-    assertThat(subject.path("name").asText()).isEqualTo(podSpec.path("serviceAccountName").asText());
+    assertThat(subject.path("name").asText())
+        .isEqualTo(podSpec.path("serviceAccountName").asText());
     assertThat(subject.path("namespace").asText())
         .isEqualTo(daemonSet.path("metadata").path("namespace").asText());
     assertThat(binding.path("roleRef").path("name").asText())
@@ -104,7 +105,12 @@ class DeployTemplatesTest {
         "system:serviceaccount:"
             + daemonSet.path("metadata").path("namespace").asText()
             + ":"
-            + daemonSet.path("spec").path("template").path("spec").path("serviceAccountName").asText();
+            + daemonSet
+                .path("spec")
+                .path("template")
+                .path("spec")
+                .path("serviceAccountName")
+                .asText();
     assertThat(policy.path("spec").path("matchConditions").toString()).contains(serviceAccount);
     String all = policy.path("spec").toString();
     assertThat(all).contains("authentication.kubernetes.io/node-name").contains("nodeName");
@@ -152,10 +158,10 @@ class DeployTemplatesTest {
 
   @ParameterizedTest
   @ValueSource(strings = {"fake-driver", "nvidia-driver"})
-  void theDaemonSetUsesTheDriversFlagsAndTheKubeletsDirectories(String example)
-      throws IOException {
+  void theDaemonSetUsesTheDriversFlagsAndTheKubeletsDirectories(String example) throws IOException {
     JsonNode daemonSet = load(example).get("DaemonSet").get(0);
-    JsonNode container = daemonSet.path("spec").path("template").path("spec").path("containers").get(0);
+    JsonNode container =
+        daemonSet.path("spec").path("template").path("spec").path("containers").get(0);
     List<String> args = new ArrayList<>();
     container.path("args").forEach(a -> args.add(a.asText()));
     assertThat(args.get(0)).isEqualTo("run");
@@ -177,14 +183,26 @@ class DeployTemplatesTest {
             options.registrarDirectory().toString(),
             options.pluginDirectory().getParent().toString(),
             options.cdiDirectory().toString());
-    assertThat(daemonSet.path("spec").path("updateStrategy").path("rollingUpdate").path("maxSurge").asInt())
+    assertThat(
+            daemonSet
+                .path("spec")
+                .path("updateStrategy")
+                .path("rollingUpdate")
+                .path("maxSurge")
+                .asInt())
         .as("rolling updates run old and new driver side by side")
         .isEqualTo(1);
   }
 
   private static String env(JsonNode daemonSet, String name) {
     for (JsonNode e :
-        daemonSet.path("spec").path("template").path("spec").path("containers").get(0).path("env")) {
+        daemonSet
+            .path("spec")
+            .path("template")
+            .path("spec")
+            .path("containers")
+            .get(0)
+            .path("env")) {
       if (e.path("name").asText().equals(name)) {
         return e.path("value").asText();
       }

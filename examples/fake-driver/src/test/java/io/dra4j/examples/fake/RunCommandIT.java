@@ -38,7 +38,14 @@ class RunCommandIT {
     Path apiJar = Path.of("../../dra-testkit/target/dra-testkit-apiserver.jar");
     assertThat(apiJar).exists();
     Path kubeconfig = dir.resolve("kubeconfig");
-    start(dir.resolve("api.log"), "-jar", apiJar.toString(), "--port", "0", "--kubeconfig-out", kubeconfig.toString());
+    start(
+        dir.resolve("api.log"),
+        "-jar",
+        apiJar.toString(),
+        "--port",
+        "0",
+        "--kubeconfig-out",
+        kubeconfig.toString());
     await(() -> Files.exists(kubeconfig) && Files.size(kubeconfig) > 0, "kubeconfig written");
 
     Path registry = Files.createDirectories(dir.resolve("registry"));
@@ -70,7 +77,8 @@ class RunCommandIT {
       await(
           () ->
               client
-                      .list(ResourceSlice.TYPE, "", ListOptions.fields("spec.driver=gpu.example.com"))
+                      .list(
+                          ResourceSlice.TYPE, "", ListOptions.fields("spec.driver=gpu.example.com"))
                       .items()
                       .stream()
                       .mapToInt(s -> s.spec().devices().size())
@@ -120,6 +128,11 @@ class RunCommandIT {
       Thread.sleep(100);
     }
     throw new AssertionError(
-        "timed out waiting for " + what + "\napi:\n" + log("api.log") + "\ndriver:\n" + log("driver.log"));
+        "timed out waiting for "
+            + what
+            + "\napi:\n"
+            + log("api.log")
+            + "\ndriver:\n"
+            + log("driver.log"));
   }
 }

@@ -63,11 +63,13 @@ public final class NvidiaDriverMain {
   private static List<String> withDefaultDriverName(List<String> args, Map<String, String> env) {
     boolean given =
         env.containsKey("DRIVER_NAME")
-            || args.stream().anyMatch(a -> a.equals("--driver-name") || a.startsWith("--driver-name="));
+            || args.stream()
+                .anyMatch(a -> a.equals("--driver-name") || a.startsWith("--driver-name="));
     if (given) {
       return args;
     }
-    List<String> all = new ArrayList<>(List.of("--driver-name", NvidiaDiscoverCommand.DEFAULT_DRIVER_NAME));
+    List<String> all =
+        new ArrayList<>(List.of("--driver-name", NvidiaDiscoverCommand.DEFAULT_DRIVER_NAME));
     all.addAll(args);
     return all;
   }
@@ -110,7 +112,8 @@ public final class NvidiaDriverMain {
     }
     if ("partitionable".equals(config.get("mig-mode"))) {
       // Preparing a partitionable device creates MIG instances: never a side effect of a look.
-      err.println("(no sample CDI spec in partitionable mode: preparing would create a MIG device)");
+      err.println(
+          "(no sample CDI spec in partitionable mode: preparing would create a MIG device)");
       return 0;
     }
     return sampleCdiSpec(context, driver, out, err);
@@ -121,7 +124,8 @@ public final class NvidiaDriverMain {
       ProviderContext context, String driver, PrintStream out, PrintStream err) {
     try (NvidiaDeviceProvider provider = new NvidiaDeviceProvider()) {
       Inventory inventory = provider.discover(context);
-      Optional<Pool> pool = inventory.pools().stream().filter(p -> !p.devices().isEmpty()).findFirst();
+      Optional<Pool> pool =
+          inventory.pools().stream().filter(p -> !p.devices().isEmpty()).findFirst();
       if (pool.isEmpty()) {
         err.println("(no device, so no sample CDI spec)");
         return 0;
@@ -133,7 +137,8 @@ public final class NvidiaDriverMain {
           provider.prepare(new ClaimAllocation(claim, List.of(allocated), Map.of()));
       ClaimSpec spec =
           ClaimSpec.build(CdiKind.forDriver(driver), claim, result.devices(), ContainerEdits.NONE);
-      out.println("# CDI spec for a claim with " + device.name() + " (" + spec.allCdiDeviceIds() + ")");
+      out.println(
+          "# CDI spec for a claim with " + device.name() + " (" + spec.allCdiDeviceIds() + ")");
       out.println(spec.spec().map(s -> s.toJson()).orElse("{}"));
       return 0;
     } catch (Exception e) {
