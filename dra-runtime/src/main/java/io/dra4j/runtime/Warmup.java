@@ -20,6 +20,7 @@ import io.dra4j.runtime.kube.AllocationResult;
 import io.dra4j.runtime.kube.DeviceAllocationResult;
 import io.dra4j.runtime.kube.DeviceClaim;
 import io.dra4j.runtime.kube.DeviceRequestAllocationResult;
+import io.dra4j.runtime.kube.KubeJson;
 import io.dra4j.runtime.kube.ObjectMeta;
 import io.dra4j.runtime.kube.ResourceClaim;
 import io.dra4j.runtime.kube.ResourceClaimSpec;
@@ -93,12 +94,15 @@ final class Warmup {
       Path registrar = Files.createDirectories(scratch.resolve("r"));
       Path plugin = Files.createDirectories(scratch.resolve("p"));
       Path cdi = Files.createDirectories(scratch.resolve("c"));
-      Map<String, ResourceClaim> claims = new java.util.concurrent.ConcurrentHashMap<>();
+      // Claims go through JSON like the API server's answers do, so decoding is warm too.
+      Map<String, String> claims = new java.util.concurrent.ConcurrentHashMap<>();
       try (ClaimPreparer preparer =
               ClaimPreparer.builder()
                   .driverName(driverName)
                   .provider(new NoopProvider())
-                  .claimSource((ns, name) -> claims.get(name))
+                  .claimSource(
+                      (ns, name) ->
+                          KubeJson.mapper().readValue(claims.get(name), ResourceClaim.class))
                   .pluginDataDirectory(plugin)
                   .cdiDirectory(cdi)
                   .devRoot(scratch)
@@ -124,7 +128,8 @@ final class Warmup {
         while (done < iterations && System.nanoTime() < deadline) {
           String uid = UUID.randomUUID().toString();
           String name = "warm-up-" + done;
-          claims.put(name, syntheticClaim(driverName, name, uid));
+          claims.put(
+              name, KubeJson.mapper().writeValueAsString(syntheticClaim(driverName, name, uid)));
           Claim claim =
               Claim.newBuilder().setNamespace("dra4j-warm-up").setName(name).setUid(uid).build();
           long t0 = System.nanoTime();
