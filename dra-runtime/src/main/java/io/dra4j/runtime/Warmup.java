@@ -41,6 +41,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.slf4j.helpers.NOPLogger;
 
 /**
  * Warms the JVM on the whole prepare/unprepare path before the kubelet can call.
@@ -106,6 +107,8 @@ final class Warmup {
                   .pluginDataDirectory(plugin)
                   .cdiDirectory(cdi)
                   .devRoot(scratch)
+                  // Hundreds of synthetic claims are noise in the driver's log.
+                  .logger(NOPLogger.NOP_LOGGER)
                   .build();
           KubeletPluginServer server =
               KubeletPluginServer.builder()

@@ -12,8 +12,6 @@ import io.dra4j.runtime.kube.DeviceAllocationResult;
 import io.dra4j.runtime.kube.DeviceClaim;
 import io.dra4j.runtime.kube.DeviceRequestAllocationResult;
 import io.dra4j.runtime.kube.HttpKubeClient;
-import io.dra4j.runtime.kube.KubeJson;
-import io.dra4j.runtime.kube.Node;
 import io.dra4j.runtime.kube.ObjectMeta;
 import io.dra4j.runtime.kube.ResourceClaim;
 import io.dra4j.runtime.kube.ResourceClaimSpec;
@@ -31,7 +29,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -118,7 +115,7 @@ public final class StartupBench {
     Process driver = null;
     try (FakeApiServer api = FakeApiServer.start();
         HttpKubeClient client = api.clientBuilder().rateLimit(10_000, 10_000).build()) {
-      api.put(Node.TYPE, node());
+      api.putNode(NODE);
       Path kubeconfig = api.writeKubeconfig(dir.resolve("kubeconfig"));
       Path registry = Files.createDirectories(dir.resolve("registry"));
       Path plugin = dir.resolve("plugin");
@@ -242,21 +239,7 @@ public final class StartupBench {
   }
 
   private static ResourceClaim claim(String name, int device) {
-    ObjectMeta meta =
-        new ObjectMeta(
-            name,
-            "",
-            "default",
-            "",
-            "",
-            0,
-            "",
-            Optional.empty(),
-            Map.of(),
-            Map.of(),
-            List.of(),
-            List.of(),
-            Map.of());
+    ObjectMeta meta = ObjectMeta.named("default", name);
     AllocationResult allocation =
         AllocationResult.of(
             DeviceAllocationResult.of(
@@ -265,21 +248,6 @@ public final class StartupBench {
             null);
     return ResourceClaim.of(meta, ResourceClaimSpec.of(DeviceClaim.of(List.of())))
         .withStatus(new ResourceClaimStatus(Optional.of(allocation), null, null, null));
-  }
-
-  private static Node node() {
-    return KubeJson.mapper()
-        .convertValue(
-            Map.of(
-                "apiVersion",
-                "v1",
-                "kind",
-                "Node",
-                "metadata",
-                Map.of("name", NODE),
-                "status",
-                Map.of("capacity", Map.of("cpu", "8"), "allocatable", Map.of("cpu", "8"))),
-            Node.class);
   }
 
   private static long rssKb(long pid) throws IOException {

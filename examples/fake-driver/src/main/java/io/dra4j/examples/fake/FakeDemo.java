@@ -17,7 +17,6 @@ import io.dra4j.runtime.kube.DeviceClass;
 import io.dra4j.runtime.kube.DeviceRequestAllocationResult;
 import io.dra4j.runtime.kube.HttpKubeClient;
 import io.dra4j.runtime.kube.KubeJson;
-import io.dra4j.runtime.kube.Node;
 import io.dra4j.runtime.kube.Pod;
 import io.dra4j.runtime.kube.ResourceClaim;
 import io.dra4j.runtime.kube.ResourceSlice;
@@ -124,7 +123,7 @@ final class FakeDemo {
       say("serving " + api.url() + "; kubeconfig " + kubeconfig);
 
       step("The cluster admin's part: a Node and a DeviceClass with extendedResourceName");
-      api.put(Node.TYPE, node());
+      api.putNode(NODE);
       String classYaml =
           ExtendedResourceGuard.deviceClassYaml(
               DRIVER, DRIVER, "example.com/gpu", Optional.empty());
@@ -305,23 +304,6 @@ final class FakeDemo {
       api.close();
       deleteTree(work);
     }
-  }
-
-  private static Node node() {
-    return KubeJson.mapper()
-        .convertValue(
-            Map.of(
-                "apiVersion",
-                "v1",
-                "kind",
-                "Node",
-                "metadata",
-                Map.of("name", NODE, "labels", Map.of("kubernetes.io/hostname", NODE)),
-                "status",
-                Map.of(
-                    "capacity", Map.of("cpu", "16", "memory", "64Gi", "pods", "110"),
-                    "allocatable", Map.of("cpu", "16", "memory", "62Gi", "pods", "110"))),
-            Node.class);
   }
 
   private static String describe(Device d) {

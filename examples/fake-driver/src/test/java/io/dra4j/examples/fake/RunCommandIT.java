@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dra4j.runtime.kube.HttpKubeClient;
 import io.dra4j.runtime.kube.KubeClients;
+import io.dra4j.runtime.kube.KubeJson;
 import io.dra4j.runtime.kube.ListOptions;
+import io.dra4j.runtime.kube.Node;
 import io.dra4j.runtime.kube.ResourceSlice;
 import io.dra4j.testkit.kubelet.KubeletSimulator;
 import io.dra4j.testkit.kubelet.PluginInstance;
@@ -14,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -48,6 +51,14 @@ class RunCommandIT {
         kubeconfig.toString());
     await(() -> Files.exists(kubeconfig) && Files.size(kubeconfig) > 0, "kubeconfig written");
 
+    try (HttpKubeClient admin = KubeClients.fromKubeconfig(kubeconfig)) {
+      admin.create(
+          Node.TYPE,
+          KubeJson.mapper()
+              .convertValue(
+                  Map.of("apiVersion", "v1", "kind", "Node", "metadata", Map.of("name", "node-1")),
+                  Node.class));
+    }
     Path registry = Files.createDirectories(dir.resolve("registry"));
     Path plugins = dir.resolve("plugins");
     Process driver =
@@ -86,10 +97,13 @@ class RunCommandIT {
                   == 3,
           "3 devices published");
 
-      driver.destroy(); // SIGTERM
+      driver.destroy(); // SIGTERM, as the kubelet stops a pod
       assertThat(driver.waitFor(30, TimeUnit.SECONDS)).isTrue();
-      assertThat(driver.exitValue()).as(log("driver.log")).isZero();
+      // 143 = 128 + SIGTERM: the JVM's status after its shutdown hooks ran (our graceful close).
+      assertThat(driver.exitValue()).as(log("driver.log")).isEqualTo(143);
       assertThat(plugin.registrationSocket()).doesNotExist();
+      assertThat(plugin.endpoint()).doesNotExist();
+      assertThat(log("driver.log")).contains("driver gpu.example.com stopping");
     }
   }
 
