@@ -106,6 +106,7 @@ public final class DraDriver implements AutoCloseable {
    */
   public synchronized DraDriver start() throws Exception {
     Builder b = settings;
+    long t0 = System.nanoTime();
     Files.createDirectories(pluginDirectory);
     context =
         ProviderContext.builder(b.driverName, b.nodeName)
@@ -127,6 +128,17 @@ public final class DraDriver implements AutoCloseable {
       hub.addTaintListener(this::requestPublish);
       health = Optional.of(hub);
     }
+    guard =
+        ExtendedResourceGuard.builder(b.kubeClient, b.driverName, b.nodeName)
+            .policy(b.extendedResourcePolicy)
+            .fatalHandler(this::fatal)
+            .build();
+    guard.addChangeListener(this::requestPublish);
+    publisher =
+        SlicePublisher.builder(b.kubeClient, b.driverName)
+            .nodeName(b.nodeName)
+            .dynamicTaints(health.isPresent())
+            .build();
     preparer =
         ClaimPreparer.builder()
             .driverName(b.driverName)
@@ -140,32 +152,16 @@ public final class DraDriver implements AutoCloseable {
             .build();
     RecoveryReport recovery = preparer.recover();
     LOG.info("driver {} on node {}: claim state recovered: {}", b.driverName, b.nodeName, recovery);
+    long tRecovered = System.nanoTime();
 
+    // The SPI promises discover before any prepare, so it runs before the kubelet can call.
     discover();
-    if (health.isPresent()) {
-      ((HealthReporting) b.provider).startHealthMonitoring(health.get());
-    }
-    guard =
-        ExtendedResourceGuard.builder(b.kubeClient, b.driverName, b.nodeName)
-            .policy(b.extendedResourcePolicy)
-            .fatalHandler(this::fatal)
-            .build();
-    guard.addChangeListener(this::requestPublish);
-    guard.start();
-    publisher =
-        SlicePublisher.builder(b.kubeClient, b.driverName)
-            .nodeName(b.nodeName)
-            .dynamicTaints(health.isPresent())
-            .build()
-            .start();
-    // The guard must know the DeviceClasses and the Node before anything is published, but
-    // registration need not wait for the API server: wait on the inventory thread.
-    inventoryThread.execute(this::awaitGuardThenPublish);
-
+    long tDiscovered = System.nanoTime();
     if (b.warmUp) {
       Warmup.Result w = Warmup.run();
       LOG.info("prepare path warmed up: {}", w);
     }
+    long tWarm = System.nanoTime();
     KubeletPluginServer.Builder sb =
         KubeletPluginServer.builder()
             .driverName(b.driverName)
@@ -176,14 +172,35 @@ public final class DraDriver implements AutoCloseable {
     b.podUid.ifPresent(sb::rollingUpdate);
     health.ifPresent(sb::healthSource);
     server = sb.build().start();
+    long tServing = System.nanoTime();
+
+    // Publishing talks to the API server: it must not delay the kubelet's first call, and the
+    // guard must know the DeviceClasses and the Node before anything is published (it waits for
+    // them on the inventory thread).
+    if (health.isPresent()) {
+      ((HealthReporting) b.provider).startHealthMonitoring(health.get());
+    }
+    guard.start();
+    publisher.start();
+    inventoryThread.execute(this::awaitGuardThenPublish);
     LOG.info(
-        "driver {} on node {} serving {} at {}, registered through {}",
+        "driver {} on node {} serving {} at {}, registered through {}; started in {} ms"
+            + " (recovery {} ms, discovery {} ms, warm-up {} ms, sockets {} ms)",
         b.driverName,
         b.nodeName,
         server.supportedServices(),
         server.draSocket(),
-        server.registrationSocket());
+        server.registrationSocket(),
+        millis(t0, System.nanoTime()),
+        millis(t0, tRecovered),
+        millis(tRecovered, tDiscovered),
+        millis(tDiscovered, tWarm),
+        millis(tWarm, tServing));
     return this;
+  }
+
+  private static long millis(long from, long to) {
+    return (to - from) / 1_000_000;
   }
 
   private void awaitGuardThenPublish() {

@@ -2,8 +2,9 @@ package io.dra4j.runtime;
 
 import io.dra4j.api.provider.DeviceEnricher;
 import io.dra4j.api.provider.DeviceProvider;
+import io.dra4j.runtime.kube.HttpKubeClient;
 import io.dra4j.runtime.kube.KubeClient;
-import io.dra4j.runtime.kube.KubeClients;
+import io.dra4j.runtime.kube.KubeConfig;
 import io.dra4j.runtime.status.StatusServer;
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -68,7 +69,13 @@ public final class DriverMain {
     ServiceLoader.load(DeviceEnricher.class).forEach(enrichers::add);
 
     KubeClient client =
-        options.kubeconfig().map(KubeClients::fromKubeconfig).orElseGet(KubeClients::inCluster);
+        HttpKubeClient.builder(
+                options
+                    .kubeconfig()
+                    .map(KubeConfig::fromKubeconfig)
+                    .orElseGet(KubeConfig::inCluster))
+            .rateLimit(options.kubeApiQps(), options.kubeApiBurst())
+            .build();
     DraDriver.Builder builder =
         DraDriver.builder()
             .driverName(options.driverName())

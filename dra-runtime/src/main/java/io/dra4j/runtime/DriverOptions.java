@@ -39,6 +39,8 @@ import java.util.TreeMap;
  * @param healthRecoveryDelay how long a device must stay healthy before its taint is lifted
  * @param deviceMetadata write KEP-5304 metadata files
  * @param warmUp exercise the prepare path before registering with the kubelet
+ * @param kubeApiQps client-side rate limit of API calls per second
+ * @param kubeApiBurst burst allowed above the rate
  * @param providerConfig provider settings
  */
 public record DriverOptions(
@@ -58,12 +60,22 @@ public record DriverOptions(
     Duration healthRecoveryDelay,
     boolean deviceMetadata,
     boolean warmUp,
+    double kubeApiQps,
+    int kubeApiBurst,
     Map<String, String> providerConfig) {
 
   /** Default driver name of the examples. */
   public static final String DEFAULT_DRIVER_NAME = "gpu.example.com";
 
   public static final int DEFAULT_HEALTH_PORT = 8081;
+
+  /**
+   * Every prepare reads its claim from the API server, on the pod-start critical path: client-go's
+   * 5 QPS would make a burst of 50 pods wait 10 s for the limiter alone.
+   */
+  public static final double DEFAULT_KUBE_API_QPS = 50;
+
+  public static final int DEFAULT_KUBE_API_BURST = 100;
 
   public DriverOptions {
     providerConfig = Collections.unmodifiableMap(new TreeMap<>(providerConfig));
@@ -94,6 +106,8 @@ public record DriverOptions(
           "  --health-recovery-delay DURATION   e.g. 60s, 2m (default 60s)",
           "  --device-metadata             write KEP-5304 device metadata files",
           "  --no-warm-up                  skip warming the prepare path before registering",
+          "  --kube-api-qps N              API requests per second (default 50)",
+          "  --kube-api-burst N            API request burst (default 100)",
           "  --config KEY=VALUE            a provider setting (repeatable)",
           "  --KEY VALUE                   any other flag is a provider setting too, e.g. --devices 8");
 
@@ -178,6 +192,22 @@ public record DriverOptions(
       }
     }
     Duration recovery = duration(flags, "health-recovery-delay", Duration.ofSeconds(60));
+    double qps = DEFAULT_KUBE_API_QPS;
+    if (flags.containsKey("kube-api-qps")) {
+      try {
+        qps = Double.parseDouble(flags.get("kube-api-qps"));
+      } catch (NumberFormatException e) {
+        qps = -1;
+      }
+      if (!(qps > 0)) {
+        throw new IllegalArgumentException(
+            "flag --kube-api-qps \"" + flags.get("kube-api-qps") + "\" must be a number above 0");
+      }
+    }
+    int burst = integer(flags, "kube-api-burst", DEFAULT_KUBE_API_BURST);
+    if (burst < 1) {
+      throw new IllegalArgumentException("flag --kube-api-burst " + burst + " must be at least 1");
+    }
     return new DriverOptions(
         driver,
         node,
@@ -195,6 +225,8 @@ public record DriverOptions(
         recovery,
         flags.containsKey("device-metadata"),
         !flags.containsKey("no-warm-up"),
+        qps,
+        burst,
         providerConfig);
   }
 
@@ -216,6 +248,8 @@ public record DriverOptions(
           "health-recovery-delay",
           "device-metadata",
           "no-warm-up",
+          "kube-api-qps",
+          "kube-api-burst",
           "help");
 
   private static Optional<String> flag(

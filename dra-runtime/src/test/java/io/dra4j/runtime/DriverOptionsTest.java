@@ -26,6 +26,8 @@ class DriverOptionsTest {
     assertThat(o.healthTaintEffect()).isEqualTo(TaintEffect.NO_SCHEDULE);
     assertThat(o.warmUp()).isTrue();
     assertThat(o.providerConfig()).isEmpty();
+    assertThat(o.kubeApiQps()).isEqualTo(50);
+    assertThat(o.kubeApiBurst()).isEqualTo(100);
   }
 
   @Test
@@ -99,5 +101,8 @@ class DriverOptionsTest {
                     List.of("--node-name", "n", "--health-taint-effect", "PreferNoSchedule"),
                     Map.of()))
         .hasMessageContaining("--health-taint-effect");
+    assertThatThrownBy(
+            () -> DriverOptions.parse(List.of("--node-name", "n", "--kube-api-qps", "0"), Map.of()))
+        .hasMessageContaining("flag --kube-api-qps \"0\" must be a number above 0");
   }
 }

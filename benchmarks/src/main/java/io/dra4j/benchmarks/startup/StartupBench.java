@@ -51,6 +51,9 @@ public final class StartupBench {
   private static final String DRIVER = "gpu.example.com";
   private static final String NODE = "bench-node";
 
+  /** -Ddra4j.bench.keep=true keeps each run's directory (driver log) for a look afterwards. */
+  private static final boolean KEEP = Boolean.getBoolean("dra4j.bench.keep");
+
   private StartupBench() {}
 
   record Run(
@@ -64,9 +67,13 @@ public final class StartupBench {
     int pairs = Integer.parseInt(arg(args, "--pairs", "10000"));
     List<String> jvm =
         List.of(
-            // The container flags of examples/fake-driver/deploy/daemonset.yaml, with the heap
-            // fixed the way MaxRAMPercentage=50 sizes it under the 160Mi limit.
-            "-XX:+UseSerialGC", "-Xmx80m", "-XX:TieredStopAtLevel=1", "-Xss512k");
+            // The container flags of examples/fake-driver/deploy/daemonset.yaml; MaxRAM stands in
+            // for its 160Mi memory limit (the JVM sizes heap and more from the cgroup limit).
+            "-XX:MaxRAM=160m",
+            "-XX:+UseSerialGC",
+            "-XX:MaxRAMPercentage=50",
+            "-XX:TieredStopAtLevel=1",
+            "-Xss512k");
     System.out.printf(
         "fake driver %s, %d runs per configuration, %d warm calls, %d pairs for RSS%n",
         jar, runs, calls, pairs);
@@ -171,7 +178,7 @@ public final class StartupBench {
         int total = 1 + calls;
         List<Claim> claims = new ArrayList<>();
         for (int i = 0; i < total; i++) {
-          ResourceClaim c = client.create(ResourceClaim.TYPE, claim("c-" + i, i % 8));
+          ResourceClaim c = api.put(ResourceClaim.TYPE, claim("c-" + i, i % 8));
           claims.add(
               Claim.newBuilder()
                   .setNamespace("default")
@@ -220,7 +227,11 @@ public final class StartupBench {
         driver.destroyForcibly();
       }
       group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
-      deleteTree(dir);
+      if (KEEP) {
+        System.out.println("kept " + dir);
+      } else {
+        deleteTree(dir);
+      }
     }
   }
 

@@ -865,14 +865,22 @@ public final class ClaimPreparer implements NodeService, AutoCloseable {
   }
 
   private Locked lock(NodeCall call) throws IOException, InterruptedException {
+    // Only a file lock (rolling updates) has another process on the other side; an in-process
+    // lock needs neither the gate's keeper thread nor the owner check on every call.
+    boolean crossProcess = call.lock().lockFile().isPresent();
     if (parallel) {
+      if (!crossProcess) {
+        return () -> {};
+      }
       ProcessGate.Pass pass = gate.enter(call.lock());
       return pass::close;
     }
     SerializationLock.Held held = call.lock().acquire();
     serial.lockInterruptibly();
     try {
-      syncWithOtherProcesses();
+      if (crossProcess) {
+        syncWithOtherProcesses();
+      }
     } catch (IOException | RuntimeException e) {
       serial.unlock();
       held.close();
