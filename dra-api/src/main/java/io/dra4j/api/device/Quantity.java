@@ -55,9 +55,19 @@ public final class Quantity implements Comparable<Quantity> {
     return new Quantity(text, number.multiply(multiplier(suffix)));
   }
 
-  /** A plain integer quantity such as {@code 8}. */
+  /**
+   * A plain integer quantity such as {@code 8}. Also how a bare JSON or YAML number ({@code
+   * example.com/gpu: 1}) reads: the API server accepts numbers where quantities go.
+   */
+  @JsonCreator
   public static Quantity of(long value) {
     return new Quantity(Long.toString(value), BigDecimal.valueOf(value));
+  }
+
+  /** A bare decimal number such as {@code 0.5}, as JSON or YAML may carry it. */
+  @JsonCreator
+  public static Quantity of(BigDecimal value) {
+    return fromValue(value);
   }
 
   /**

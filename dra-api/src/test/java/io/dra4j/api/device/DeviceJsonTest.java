@@ -60,6 +60,14 @@ class DeviceJsonTest {
   }
 
   @Test
+  void quantitiesAlsoReadFromBareNumbers() throws Exception {
+    assertThat(mapper.readValue("1", Quantity.class)).isEqualTo(Quantity.of(1));
+    assertThat(mapper.readValue("0.5", Quantity.class)).isEqualTo(Quantity.parse("500m"));
+    assertThat(mapper.readValue("\"2Gi\"", Quantity.class)).isEqualTo(Quantity.ofBytes(2L << 30));
+    assertThat(mapper.writeValueAsString(mapper.readValue("1", Quantity.class))).isEqualTo("\"1\"");
+  }
+
+  @Test
   void rejectsBadQuantitiesWithTheRule() {
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> Quantity.parse("12 Gi"))
         .hasMessageContaining("invalid quantity \"12 Gi\"");

@@ -119,7 +119,8 @@ public final class CdiSpecWriter {
     AtomicFiles.createDirectories(directory);
     byte[] json = result.spec().get().toJson().getBytes(StandardCharsets.UTF_8);
     AtomicFiles.write(file, tempFile(claim.uid()), json, SPEC_MODE);
-    LOG.info(
+    // The pipeline's own "prepared" line names the CDI ids; the file is detail.
+    LOG.debug(
         "claim {}: wrote CDI spec {} (cdiVersion {}) with {}",
         claim,
         file,
@@ -137,7 +138,7 @@ public final class CdiSpecWriter {
     Path file = specFile(claimUid);
     boolean removed = AtomicFiles.delete(file, tempFile(claimUid));
     if (removed) {
-      LOG.info("claim {}: removed CDI spec {}", claimUid, file);
+      LOG.debug("claim {}: removed CDI spec {}", claimUid, file);
     }
     return removed;
   }

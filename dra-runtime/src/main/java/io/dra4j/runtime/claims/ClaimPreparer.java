@@ -91,7 +91,10 @@ import org.slf4j.MDC;
  */
 public final class ClaimPreparer implements NodeService, AutoCloseable {
 
-  private static final Logger LOG = LoggerFactory.getLogger(ClaimPreparer.class);
+  private static final Logger DEFAULT_LOG = LoggerFactory.getLogger(ClaimPreparer.class);
+
+  /** Where this pipeline logs; the driver's warm-up runs a silent one. */
+  private final Logger log;
 
   /** Key prefix in a device's recorded map reserved for the runtime (never shown to providers). */
   static final String RESERVED_PREFIX = "dra4j.io/";
@@ -133,6 +136,7 @@ public final class ClaimPreparer implements NodeService, AutoCloseable {
   private final AtomicLong rolledBack = new AtomicLong();
 
   private ClaimPreparer(Builder b, CheckpointStore store) {
+    this.log = b.logger;
     this.driver = b.driverName;
     this.provider = b.provider;
     this.source = b.claimSource;
@@ -269,7 +273,7 @@ public final class ClaimPreparer implements NodeService, AutoCloseable {
     }
     writeOwner();
     RecoveryReport report = new RecoveryReport(kept, rolled, failures, removed, listing.problems());
-    LOG.info(
+    log.info(
         "driver {}: recovered {} prepared claims, rolled back {}, {} rollback failures, removed {}"
             + " orphan files, {} unreadable records",
         driver,
@@ -307,7 +311,7 @@ public final class ClaimPreparer implements NodeService, AutoCloseable {
     // unprepares are in the records, not in our index.
     CheckpointListing listing = store.list();
     index.rebuild(listing.records());
-    LOG.info(
+    log.info(
         "driver {}: another driver process held the serialization lock; overlap guard rebuilt"
             + " from {} checkpoint records",
         driver,
@@ -353,7 +357,7 @@ public final class ClaimPreparer implements NodeService, AutoCloseable {
                   System.nanoTime() - (r instanceof ClaimException ? start : claimStart));
           if (result.isOk()) {
             (repeat[0] ? repeated : prepared).incrementAndGet();
-            LOG.info(
+            log.info(
                 "driver {} claim {}: prepared{} in {} ms: {}",
                 driver,
                 ref,
@@ -363,7 +367,7 @@ public final class ClaimPreparer implements NodeService, AutoCloseable {
             notify(() -> listener.prepared(ref, took, repeat[0]));
           } else {
             prepareFailures.incrementAndGet();
-            LOG.warn("driver {} claim {}: prepare failed: {}", driver, ref, result.error().get());
+            log.warn("driver {} claim {}: prepare failed: {}", driver, ref, result.error().get());
             String err = result.error().get();
             notify(() -> listener.prepareFailed(ref, err, took));
           }
@@ -398,7 +402,7 @@ public final class ClaimPreparer implements NodeService, AutoCloseable {
       if (claim.metadata().deletionTimestamp().isPresent()) {
         // The kubelet still prepares claims of running pods (e.g. after its restart) while the
         // claim waits for them to finish: refusing would break those pods.
-        LOG.info(
+        log.info(
             "driver {} claim {}: the claim is being deleted; preparing it anyway", driver, ref);
       }
       return r;
@@ -425,7 +429,7 @@ public final class ClaimPreparer implements NodeService, AutoCloseable {
             earlier);
       }
       if (r.devices().isEmpty()) {
-        LOG.info("driver {} claim {}: no device of this driver is allocated", driver, ref);
+        log.info("driver {} claim {}: no device of this driver is allocated", driver, ref);
         return ClaimPrepareResult.ok(List.of());
       }
       Optional<String> conflict = index.reserve(ref, r.devices());
@@ -443,7 +447,7 @@ public final class ClaimPreparer implements NodeService, AutoCloseable {
     } catch (IOException e) {
       return ClaimPrepareResult.failed("claim " + ref + ": " + e);
     } catch (RuntimeException e) {
-      LOG.error("driver {} claim {}: prepare failed unexpectedly", driver, ref, e);
+      log.error("driver {} claim {}: prepare failed unexpectedly", driver, ref, e);
       return ClaimPrepareResult.failed("claim " + ref + ": internal error: " + e);
     }
   }
@@ -479,7 +483,7 @@ public final class ClaimPreparer implements NodeService, AutoCloseable {
               ? e.getMessage()
               : "provider " + provider.name() + " failed: " + e;
       if (e instanceof RuntimeException) {
-        LOG.error("driver {} claim {}: provider.prepare threw", driver, ref, e);
+        log.error("driver {} claim {}: provider.prepare threw", driver, ref, e);
       }
       throw undo(started, "claim " + ref + ": " + msg, e);
     }
@@ -630,7 +634,7 @@ public final class ClaimPreparer implements NodeService, AutoCloseable {
   private void rollBack(ClaimCheckpoint rec, String why, boolean bestEffort)
       throws ClaimException, IOException {
     ClaimRef ref = rec.claim();
-    LOG.info("driver {} claim {}: rolling back ({})", driver, ref, why);
+    log.info("driver {} claim {}: rolling back ({})", driver, ref, why);
     try {
       provider.unprepare(forProvider(rec));
     } catch (DeviceException | RuntimeException e) {
@@ -638,7 +642,7 @@ public final class ClaimPreparer implements NodeService, AutoCloseable {
         throw new ClaimException(
             "claim " + ref + ": rolling back (" + why + ") failed: " + e.getMessage(), e);
       }
-      LOG.warn(
+      log.warn(
           "driver {} claim {}: provider.unprepare during rollback failed (ignored, {}): {}",
           driver,
           ref,
@@ -679,7 +683,7 @@ public final class ClaimPreparer implements NodeService, AutoCloseable {
     } catch (CheckpointException e) {
       if (e.movedTo().isPresent()) {
         // A corrupt record was moved aside: nothing is known about what it prepared.
-        LOG.warn("driver {} claim {}: {}", driver, uid, e.getMessage());
+        log.warn("driver {} claim {}: {}", driver, uid, e.getMessage());
         return Optional.empty();
       }
       throw new ClaimException(e.getMessage(), e);
@@ -737,7 +741,7 @@ public final class ClaimPreparer implements NodeService, AutoCloseable {
       return;
     }
     if (kubeClient.isEmpty()) {
-      LOG.debug("driver {} claim {}: no API client; claim status not applied", driver, r.ref());
+      log.debug("driver {} claim {}: no API client; claim status not applied", driver, r.ref());
       return;
     }
     Map<String, Object> patch = new LinkedHashMap<>();
@@ -759,7 +763,7 @@ public final class ClaimPreparer implements NodeService, AutoCloseable {
               "status",
               patch,
               new ApplyOptions(driver, true));
-      LOG.info("driver {} claim {}: applied status of {} devices", driver, r.ref(), entries.size());
+      log.info("driver {} claim {}: applied status of {} devices", driver, r.ref(), entries.size());
     } catch (KubeException e) {
       throw new ClaimException(
           "claim "
@@ -791,7 +795,7 @@ public final class ClaimPreparer implements NodeService, AutoCloseable {
             notify(() -> listener.unprepared(ref, took));
           } else {
             unprepareFailures.incrementAndGet();
-            LOG.warn("driver {} claim {}: unprepare failed: {}", driver, ref, error.get());
+            log.warn("driver {} claim {}: unprepare failed: {}", driver, ref, error.get());
             String err = error.get();
             notify(() -> listener.unprepareFailed(ref, err, took));
           }
@@ -812,7 +816,7 @@ public final class ClaimPreparer implements NodeService, AutoCloseable {
           metadata.get().removeStraySpecs(ref.uid());
         }
         index.release(ref.uid());
-        LOG.info("driver {} claim {}: unprepared (was not prepared)", driver, ref);
+        log.info("driver {} claim {}: unprepared (was not prepared)", driver, ref);
         return Optional.empty();
       }
       ClaimCheckpoint rec = existing.get();
@@ -822,11 +826,11 @@ public final class ClaimPreparer implements NodeService, AutoCloseable {
       } catch (DeviceException | RuntimeException e) {
         if (!earlier) {
           if (e instanceof RuntimeException) {
-            LOG.error("driver {} claim {}: provider.unprepare threw", driver, ref, e);
+            log.error("driver {} claim {}: provider.unprepare threw", driver, ref, e);
           }
           return Optional.of("claim " + ref + ": " + e.getMessage());
         }
-        LOG.warn(
+        log.warn(
             "driver {} claim {}: provider.unprepare of a record from before the reboot failed"
                 + " (ignored): {}",
             driver,
@@ -837,7 +841,7 @@ public final class ClaimPreparer implements NodeService, AutoCloseable {
       removeFiles(rec);
       store.delete(ref.uid());
       index.release(ref.uid());
-      LOG.info("driver {} claim {}: unprepared", driver, ref);
+      log.info("driver {} claim {}: unprepared", driver, ref);
       return Optional.empty();
     } catch (ClaimException e) {
       return Optional.of(e.getMessage());
@@ -847,7 +851,7 @@ public final class ClaimPreparer implements NodeService, AutoCloseable {
     } catch (IOException e) {
       return Optional.of("claim " + ref + ": " + e);
     } catch (RuntimeException e) {
-      LOG.error("driver {} claim {}: unprepare failed unexpectedly", driver, ref, e);
+      log.error("driver {} claim {}: unprepare failed unexpectedly", driver, ref, e);
       return Optional.of("claim " + ref + ": internal error: " + e);
     }
   }
@@ -861,14 +865,22 @@ public final class ClaimPreparer implements NodeService, AutoCloseable {
   }
 
   private Locked lock(NodeCall call) throws IOException, InterruptedException {
+    // Only a file lock (rolling updates) has another process on the other side; an in-process
+    // lock needs neither the gate's keeper thread nor the owner check on every call.
+    boolean crossProcess = call.lock().lockFile().isPresent();
     if (parallel) {
+      if (!crossProcess) {
+        return () -> {};
+      }
       ProcessGate.Pass pass = gate.enter(call.lock());
       return pass::close;
     }
     SerializationLock.Held held = call.lock().acquire();
     serial.lockInterruptibly();
     try {
-      syncWithOtherProcesses();
+      if (crossProcess) {
+        syncWithOtherProcesses();
+      }
     } catch (IOException | RuntimeException e) {
       serial.unlock();
       held.close();
@@ -900,7 +912,7 @@ public final class ClaimPreparer implements NodeService, AutoCloseable {
     try {
       r.run();
     } catch (RuntimeException e) {
-      LOG.warn("driver {}: claim listener failed: {}", driver, e.toString());
+      log.warn("driver {}: claim listener failed: {}", driver, e.toString());
     }
   }
 
@@ -924,6 +936,7 @@ public final class ClaimPreparer implements NodeService, AutoCloseable {
     private DeviceLookup lookup = DeviceLookup.none();
     private Clock clock = Clock.systemUTC();
     private ClaimListener listener = ClaimListener.NONE;
+    private Logger logger = DEFAULT_LOG;
     private SerializationLock serializationLock;
 
     private Builder() {}
@@ -1013,6 +1026,12 @@ public final class ClaimPreparer implements NodeService, AutoCloseable {
     }
 
     /** Hears prepared, unprepared and failed claims. */
+    /** Where the pipeline logs (default: this class's logger). */
+    public Builder logger(Logger value) {
+      logger = Objects.requireNonNull(value, "logger");
+      return this;
+    }
+
     public Builder listener(ClaimListener value) {
       listener = Objects.requireNonNull(value, "listener");
       return this;

@@ -8,6 +8,7 @@ import com.sun.net.httpserver.HttpServer;
 import io.dra4j.runtime.kube.HttpKubeClient;
 import io.dra4j.runtime.kube.KubeConfig;
 import io.dra4j.runtime.kube.KubeJson;
+import io.dra4j.runtime.kube.Node;
 import io.dra4j.runtime.kube.ResourceType;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -344,6 +345,29 @@ public final class FakeApiServer implements AutoCloseable {
     } catch (ApiError e) {
       return Optional.empty();
     }
+  }
+
+  /**
+   * Registers a Node the way a kubelet would (a label {@code kubernetes.io/hostname}, some CPU and
+   * memory): a driver's ResourceSlices are owned by their Node, so a driver cannot publish until it
+   * exists.
+   */
+  public Node putNode(String name) {
+    return put(
+        Node.TYPE,
+        json.convertValue(
+            Map.of(
+                "apiVersion",
+                "v1",
+                "kind",
+                "Node",
+                "metadata",
+                Map.of("name", name, "labels", Map.of("kubernetes.io/hostname", name)),
+                "status",
+                Map.of(
+                    "capacity", Map.of("cpu", "16", "memory", "64Gi", "pods", "110"),
+                    "allocatable", Map.of("cpu", "16", "memory", "62Gi", "pods", "110"))),
+            Node.class));
   }
 
   /**

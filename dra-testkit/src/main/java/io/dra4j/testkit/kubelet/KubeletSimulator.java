@@ -4,6 +4,7 @@ import io.dra4j.proto.pluginregistration.InfoRequest;
 import io.dra4j.proto.pluginregistration.PluginInfo;
 import io.dra4j.proto.pluginregistration.RegistrationGrpc;
 import io.dra4j.proto.pluginregistration.RegistrationStatus;
+import io.dra4j.runtime.kubelet.UdsChannels;
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;

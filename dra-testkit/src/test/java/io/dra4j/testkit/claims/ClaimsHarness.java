@@ -89,6 +89,9 @@ final class ClaimsHarness implements AutoCloseable {
     customize.accept(b);
     preparer = b.build();
     preparer.recover();
+    // A driver killed on this socket path may still be registered with the simulator until it
+    // notices the socket was replaced: wait for the registration of this server, not that one.
+    List<PluginInstance> before = kubelet.plugins();
     server =
         KubeletPluginServer.builder()
             .driverName(DRIVER)
@@ -96,7 +99,12 @@ final class ClaimsHarness implements AutoCloseable {
             .pluginDataDirectory(pluginDir)
             .nodeService(preparer)
             .start();
+    long deadline = System.nanoTime() + WAIT.toNanos();
     plugin = kubelet.awaitPluginAt(server.registrationSocket(), WAIT);
+    while (before.contains(plugin) && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+      plugin = kubelet.awaitPluginAt(server.registrationSocket(), WAIT);
+    }
     return plugin;
   }
 

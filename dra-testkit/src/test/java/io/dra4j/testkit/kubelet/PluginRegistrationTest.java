@@ -13,6 +13,7 @@ import io.dra4j.runtime.kubelet.InMemoryHealthSource;
 import io.dra4j.runtime.kubelet.KubeletPluginServer;
 import io.dra4j.runtime.kubelet.RegistrationStatus;
 import io.dra4j.runtime.kubelet.SocketNames;
+import io.dra4j.runtime.kubelet.UdsChannels;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;

@@ -8,6 +8,7 @@ import io.dra4j.proto.dra.v1.DRAPluginGrpc;
 import io.dra4j.proto.dra.v1.NodePrepareResourcesRequest;
 import io.dra4j.proto.dra.v1.NodePrepareResourcesResponse;
 import io.dra4j.runtime.kubelet.KubeletPluginServer;
+import io.dra4j.runtime.kubelet.UdsChannels;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package io.dra4j.testkit.kubelet;
+package io.dra4j.runtime.kubelet;
 
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
@@ -9,9 +9,10 @@ import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
 import java.nio.file.Path;
 
 /**
- * gRPC client channels over Unix sockets, dialled the way the kubelet does ({@code unix:<path>}).
+ * gRPC client channels over Unix sockets, dialled the way the kubelet does ({@code unix:<path>}):
+ * for the test kit's kubelet simulator and the driver's own warm-up.
  */
-final class UdsChannels {
+public final class UdsChannels {
 
   /** See KubeletPluginServer: silences the SO_KEEPALIVE warning when Netty logs through JUL. */
   private static final java.util.logging.Logger NETTY_BOOTSTRAP_LOGGER =
@@ -23,7 +24,8 @@ final class UdsChannels {
 
   private UdsChannels() {}
 
-  static ManagedChannel open(Path socket, EventLoopGroup group) {
+  /** A plaintext channel to {@code socket} on {@code group}'s event loops. */
+  public static ManagedChannel open(Path socket, EventLoopGroup group) {
     return NettyChannelBuilder.forAddress(new DomainSocketAddress(socket.toString()))
         .channelType(EpollDomainSocketChannel.class)
         .eventLoopGroup(group)

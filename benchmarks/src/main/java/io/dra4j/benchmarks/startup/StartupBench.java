@@ -1,0 +1,295 @@
+package io.dra4j.benchmarks.startup;
+
+import io.dra4j.proto.dra.v1.Claim;
+import io.dra4j.proto.dra.v1.DRAPluginGrpc;
+import io.dra4j.proto.dra.v1.NodePrepareResourceResponse;
+import io.dra4j.proto.dra.v1.NodePrepareResourcesRequest;
+import io.dra4j.proto.dra.v1.NodeUnprepareResourcesRequest;
+import io.dra4j.proto.pluginregistration.InfoRequest;
+import io.dra4j.proto.pluginregistration.RegistrationGrpc;
+import io.dra4j.runtime.kube.AllocationResult;
+import io.dra4j.runtime.kube.DeviceAllocationResult;
+import io.dra4j.runtime.kube.DeviceClaim;
+import io.dra4j.runtime.kube.DeviceRequestAllocationResult;
+import io.dra4j.runtime.kube.HttpKubeClient;
+import io.dra4j.runtime.kube.ObjectMeta;
+import io.dra4j.runtime.kube.ResourceClaim;
+import io.dra4j.runtime.kube.ResourceClaimSpec;
+import io.dra4j.runtime.kube.ResourceClaimStatus;
+import io.dra4j.runtime.kubelet.UdsChannels;
+import io.dra4j.testkit.apiserver.FakeApiServer;
+import io.grpc.ManagedChannel;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.epoll.EpollIoHandler;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * Start-up and footprint of the fake driver as a real process, the way a DaemonSet pod runs it.
+ *
+ * <p>Per run: an in-process fake API server; {@code java -jar fake-dra-driver.jar run} as a child
+ * process; the harness acts as the kubelet over the real sockets. It measures the time from process
+ * start until the registration socket answers GetInfo, the first NodePrepareResources after
+ * registration against the median of the next ones, and the driver's RSS after start and after many
+ * prepare/unprepare pairs. Each configuration (with and without the class-data-sharing archive,
+ * with and without the driver's warm-up) runs in the same invocation, so the ratios compare like
+ * with like.
+ *
+ * <p>The driver's plugin and CDI directories are on tmpfs (/dev/shm when present): a prepare makes
+ * several fsyncs, and this benchmark is about the JVM, not the disk.
+ */
+public final class StartupBench {
+  private static final String DRIVER = "gpu.example.com";
+  private static final String NODE = "bench-node";
+
+  /** -Ddra4j.bench.keep=true keeps each run's directory (driver log) for a look afterwards. */
+  private static final boolean KEEP = Boolean.getBoolean("dra4j.bench.keep");
+
+  private StartupBench() {}
+
+  record Run(
+      double startMs, double firstCallUs, double warmMedianUs, long rssStartKb, long rssEndKb) {}
+
+  public static void main(String[] args) throws Exception {
+    Path jar = Path.of(arg(args, "--jar", "examples/fake-driver/target/fake-dra-driver.jar"));
+    Path archive = Path.of(arg(args, "--archive", jar.toString().replace(".jar", ".jsa")));
+    int runs = Integer.parseInt(arg(args, "--runs", "5"));
+    int calls = Integer.parseInt(arg(args, "--calls", "1000"));
+    int pairs = Integer.parseInt(arg(args, "--pairs", "10000"));
+    List<String> jvm =
+        List.of(
+            // The container flags of examples/fake-driver/deploy/daemonset.yaml; MaxRAM stands in
+            // for its 160Mi memory limit (the JVM sizes heap and more from the cgroup limit).
+            "-XX:MaxRAM=160m",
+            "-XX:+UseSerialGC",
+            "-XX:MaxRAMPercentage=50",
+            "-XX:TieredStopAtLevel=1",
+            "-Xss512k");
+    System.out.printf(
+        "fake driver %s, %d runs per configuration, %d warm calls, %d pairs for RSS%n",
+        jar, runs, calls, pairs);
+    System.out.println(
+        "configuration                 start ms  first prepare us  warm median us  first/warm  RSS start MB  RSS end MB");
+    for (boolean cds : new boolean[] {false, true}) {
+      for (boolean warmUp : new boolean[] {false, true}) {
+        List<String> flags = new ArrayList<>(jvm);
+        if (cds) {
+          flags.add("-XX:SharedArchiveFile=" + archive);
+          flags.add("-Xshare:auto");
+        }
+        List<Run> results = new ArrayList<>();
+        for (int i = 0; i < runs; i++) {
+          results.add(runOnce(jar, flags, warmUp, calls, i == runs - 1 ? pairs : 0));
+        }
+        String name =
+            (cds ? "CDS archive" : "no archive") + (warmUp ? ", warm-up" : ", no warm-up");
+        double start = median(results.stream().mapToDouble(Run::startMs).toArray());
+        double first = median(results.stream().mapToDouble(Run::firstCallUs).toArray());
+        double warm = median(results.stream().mapToDouble(Run::warmMedianUs).toArray());
+        double rssStart = median(results.stream().mapToDouble(Run::rssStartKb).toArray()) / 1024;
+        Run last = results.get(results.size() - 1);
+        System.out.printf(
+            "%-28s %9.0f %17.0f %15.0f %11.1f %13.1f %11s%n",
+            name,
+            start,
+            first,
+            warm,
+            first / warm,
+            rssStart,
+            pairs > 0 ? String.format("%.1f", last.rssEndKb() / 1024.0) : "-");
+      }
+    }
+  }
+
+  private static Run runOnce(Path jar, List<String> jvmFlags, boolean warmUp, int calls, int pairs)
+      throws Exception {
+    Path base = Files.isDirectory(Path.of("/dev/shm")) ? Path.of("/dev/shm") : null;
+    Path dir =
+        base == null
+            ? Files.createTempDirectory("dra4j-bench-")
+            : Files.createTempDirectory(base, "dra4j-bench-");
+    MultiThreadIoEventLoopGroup group =
+        new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
+    Process driver = null;
+    try (FakeApiServer api = FakeApiServer.start();
+        HttpKubeClient client = api.clientBuilder().rateLimit(10_000, 10_000).build()) {
+      api.putNode(NODE);
+      Path kubeconfig = api.writeKubeconfig(dir.resolve("kubeconfig"));
+      Path registry = Files.createDirectories(dir.resolve("registry"));
+      Path plugin = dir.resolve("plugin");
+      Path cdi = Files.createDirectories(dir.resolve("cdi"));
+      List<String> cmd = new ArrayList<>();
+      cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+      cmd.addAll(jvmFlags);
+      cmd.addAll(
+          List.of(
+              "-jar",
+              jar.toString(),
+              "run",
+              "--node-name",
+              NODE,
+              "--kubeconfig",
+              kubeconfig.toString(),
+              "--registrar-dir",
+              registry.toString(),
+              "--plugin-dir",
+              plugin.toString(),
+              "--cdi-dir",
+              cdi.toString(),
+              "--health-port",
+              "-1",
+              "--devices",
+              "8"));
+      if (!warmUp) {
+        cmd.add("--no-warm-up");
+      }
+      long t0 = System.nanoTime();
+      driver =
+          new ProcessBuilder(cmd)
+              .redirectErrorStream(true)
+              .redirectOutput(dir.resolve("driver.log").toFile())
+              .start();
+      Path regSocket = registry.resolve(DRIVER + "-reg.sock");
+      while (true) {
+        if (!driver.isAlive()) {
+          throw new IllegalStateException(
+              "driver exited: " + Files.readString(dir.resolve("driver.log")));
+        }
+        if (Files.exists(regSocket) && answers(regSocket, group)) {
+          break;
+        }
+        Thread.sleep(1);
+      }
+      double startMs = (System.nanoTime() - t0) / 1e6;
+      long rssStart = rssKb(driver.pid());
+
+      ManagedChannel channel = UdsChannels.open(plugin.resolve("dra.sock"), group);
+      try {
+        DRAPluginGrpc.DRAPluginBlockingStub stub = DRAPluginGrpc.newBlockingStub(channel);
+        int total = 1 + calls;
+        List<Claim> claims = new ArrayList<>();
+        for (int i = 0; i < total; i++) {
+          ResourceClaim c = api.put(ResourceClaim.TYPE, claim("c-" + i, i % 8));
+          claims.add(
+              Claim.newBuilder()
+                  .setNamespace("default")
+                  .setName(c.metadata().name())
+                  .setUid(c.metadata().uid())
+                  .build());
+        }
+        long[] prepareNanos = new long[total];
+        for (int i = 0; i < total; i++) {
+          Claim claim = claims.get(i);
+          long t = System.nanoTime();
+          NodePrepareResourceResponse r =
+              stub.withDeadlineAfter(45, TimeUnit.SECONDS)
+                  .nodePrepareResources(
+                      NodePrepareResourcesRequest.newBuilder().addClaims(claim).build())
+                  .getClaimsOrThrow(claim.getUid());
+          prepareNanos[i] = System.nanoTime() - t;
+          if (!r.getError().isEmpty()) {
+            throw new IllegalStateException("prepare failed: " + r.getError());
+          }
+          stub.nodeUnprepareResources(
+              NodeUnprepareResourcesRequest.newBuilder().addClaims(claim).build());
+        }
+        // Footprint after a long life: the same few claims prepared and unprepared again and
+        // again (a repeated prepare after an unprepare is a fresh prepare).
+        for (int i = 0; i < pairs; i++) {
+          Claim claim = claims.get(i % 8);
+          stub.nodePrepareResources(
+              NodePrepareResourcesRequest.newBuilder().addClaims(claim).build());
+          stub.nodeUnprepareResources(
+              NodeUnprepareResourcesRequest.newBuilder().addClaims(claim).build());
+        }
+        long rssEnd = rssKb(driver.pid());
+        double[] warm = new double[calls];
+        for (int i = 0; i < calls; i++) {
+          warm[i] = prepareNanos[i + 1] / 1e3;
+        }
+        return new Run(startMs, prepareNanos[0] / 1e3, median(warm), rssStart, rssEnd);
+      } finally {
+        channel.shutdownNow();
+      }
+    } finally {
+      if (driver != null) {
+        driver.destroy();
+        driver.waitFor(30, TimeUnit.SECONDS);
+        driver.destroyForcibly();
+      }
+      group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+      if (KEEP) {
+        System.out.println("kept " + dir);
+      } else {
+        deleteTree(dir);
+      }
+    }
+  }
+
+  private static boolean answers(Path socket, MultiThreadIoEventLoopGroup group) {
+    ManagedChannel channel = UdsChannels.open(socket, group);
+    try {
+      RegistrationGrpc.newBlockingStub(channel)
+          .withDeadlineAfter(1, TimeUnit.SECONDS)
+          .getInfo(InfoRequest.getDefaultInstance());
+      return true;
+    } catch (StatusRuntimeException e) {
+      return false;
+    } finally {
+      channel.shutdownNow();
+    }
+  }
+
+  private static ResourceClaim claim(String name, int device) {
+    ObjectMeta meta = ObjectMeta.named("default", name);
+    AllocationResult allocation =
+        AllocationResult.of(
+            DeviceAllocationResult.of(
+                List.of(DeviceRequestAllocationResult.of("gpu", DRIVER, NODE, "gpu-" + device)),
+                List.of()),
+            null);
+    return ResourceClaim.of(meta, ResourceClaimSpec.of(DeviceClaim.of(List.of())))
+        .withStatus(new ResourceClaimStatus(Optional.of(allocation), null, null, null));
+  }
+
+  private static long rssKb(long pid) throws IOException {
+    for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
+      if (line.startsWith("VmRSS:")) {
+        return Long.parseLong(line.replaceAll("[^0-9]", ""));
+      }
+    }
+    return -1;
+  }
+
+  private static double median(double[] values) {
+    double[] v = values.clone();
+    Arrays.sort(v);
+    return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+  }
+
+  private static String arg(String[] args, String name, String defaultValue) {
+    for (int i = 0; i < args.length - 1; i++) {
+      if (args[i].equals(name)) {
+        return args[i + 1];
+      }
+    }
+    return defaultValue;
+  }
+
+  private static void deleteTree(Path root) {
+    try (Stream<Path> paths = Files.walk(root)) {
+      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      // leftovers in a temporary directory are harmless
+    }
+  }
+}

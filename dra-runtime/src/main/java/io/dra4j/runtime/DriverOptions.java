@@ -1,0 +1,330 @@
+package io.dra4j.runtime;
+
+import io.dra4j.api.device.TaintEffect;
+import io.dra4j.runtime.extendedresource.ExtendedResourceGuard;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * The command line of a driver: what {@link DriverMain} parses and turns into a {@link DraDriver}.
+ *
+ * <p>Flags take {@code --name value} or {@code --name=value}. The flags that deployments set per
+ * pod also come from the environment (in brackets): {@code --driver-name} [DRIVER_NAME], {@code
+ * --node-name} [NODE_NAME], {@code --kubeconfig} [KUBECONFIG], {@code --pod-uid} [POD_UID]. A flag
+ * this class does not know is a provider setting: {@code --devices 8} reaches the provider as
+ * {@code devices=8} (see each provider's documentation); {@code --config key=value} does the same
+ * explicitly.
+ *
+ * @param driverName DRA driver name
+ * @param nodeName this node
+ * @param kubeconfig kubeconfig file; empty for in-cluster configuration
+ * @param registrarDirectory the kubelet's plugin registry
+ * @param pluginDirectory this driver's private directory (sockets, checkpoints, lock)
+ * @param cdiDirectory where CDI specs are written
+ * @param podUid enables rolling updates when set
+ * @param provider which provider to use when several are on the class path
+ * @param sysfsRoot the host's /sys as this process sees it
+ * @param devRoot the host's /dev as this process sees it
+ * @param healthPort port of the health/status endpoint; 0 picks one, -1 disables it
+ * @param extendedResourceConflict what to do when a device plugin still serves a name
+ * @param healthTaintEffect the effect of taints on unhealthy devices
+ * @param healthRecoveryDelay how long a device must stay healthy before its taint is lifted
+ * @param deviceMetadata write KEP-5304 metadata files
+ * @param warmUp exercise the prepare path before registering with the kubelet
+ * @param kubeApiQps client-side rate limit of API calls per second
+ * @param kubeApiBurst burst allowed above the rate
+ * @param providerConfig provider settings
+ */
+public record DriverOptions(
+    String driverName,
+    String nodeName,
+    Optional<Path> kubeconfig,
+    Path registrarDirectory,
+    Path pluginDirectory,
+    Path cdiDirectory,
+    Optional<String> podUid,
+    Optional<String> provider,
+    Path sysfsRoot,
+    Path devRoot,
+    int healthPort,
+    ExtendedResourceGuard.Policy extendedResourceConflict,
+    TaintEffect healthTaintEffect,
+    Duration healthRecoveryDelay,
+    boolean deviceMetadata,
+    boolean warmUp,
+    double kubeApiQps,
+    int kubeApiBurst,
+    Map<String, String> providerConfig) {
+
+  /** Default driver name of the examples. */
+  public static final String DEFAULT_DRIVER_NAME = "gpu.example.com";
+
+  public static final int DEFAULT_HEALTH_PORT = 8081;
+
+  /**
+   * Every prepare reads its claim from the API server, on the pod-start critical path: client-go's
+   * 5 QPS would make a burst of 50 pods wait 10 s for the limiter alone.
+   */
+  public static final double DEFAULT_KUBE_API_QPS = 50;
+
+  public static final int DEFAULT_KUBE_API_BURST = 100;
+
+  public DriverOptions {
+    providerConfig = Collections.unmodifiableMap(new TreeMap<>(providerConfig));
+  }
+
+  /** Flag reference, printed by {@code --help}. */
+  public static final String USAGE =
+      String.join(
+          "\n",
+          "flags (environment variable in brackets):",
+          "  --driver-name NAME            DRA driver name [DRIVER_NAME] (default "
+              + DEFAULT_DRIVER_NAME
+              + ")",
+          "  --node-name NAME              this node, required [NODE_NAME]",
+          "  --kubeconfig FILE             kubeconfig; in-cluster config when absent [KUBECONFIG]",
+          "  --registrar-dir DIR           default /var/lib/kubelet/plugins_registry",
+          "  --plugin-dir DIR              default /var/lib/kubelet/plugins/<driver>",
+          "  --cdi-dir DIR                 default /var/run/cdi",
+          "  --pod-uid UID                 enables seamless rolling updates [POD_UID]",
+          "  --provider NAME               provider to use when several are installed",
+          "  --sysfs-root DIR              the host's /sys as seen here (default /sys)",
+          "  --dev-root DIR                the host's /dev as seen here (default /dev)",
+          "  --health-port PORT            /healthz, /readyz, /status, /metrics (default "
+              + DEFAULT_HEALTH_PORT
+              + "; -1 off)",
+          "  --extended-resource-conflict wait|warn|fail   (default wait)",
+          "  --health-taint-effect None|NoSchedule|NoExecute   (default NoSchedule)",
+          "  --health-recovery-delay DURATION   e.g. 60s, 2m (default 60s)",
+          "  --device-metadata             write KEP-5304 device metadata files",
+          "  --no-warm-up                  skip warming the prepare path before registering",
+          "  --kube-api-qps N              API requests per second (default 50)",
+          "  --kube-api-burst N            API request burst (default 100)",
+          "  --config KEY=VALUE            a provider setting (repeatable)",
+          "  --KEY VALUE                   any other flag is a provider setting too, e.g. --devices 8");
+
+  /**
+   * Parses the command line.
+   *
+   * @throws IllegalArgumentException naming the flag and the rule
+   */
+  public static DriverOptions parse(List<String> args, Map<String, String> env) {
+    Map<String, String> flags = new TreeMap<>();
+    Map<String, String> providerConfig = new TreeMap<>();
+    List<String> booleans = List.of("device-metadata", "no-warm-up", "help");
+    for (int i = 0; i < args.size(); i++) {
+      String arg = args.get(i);
+      if (!arg.startsWith("--") || arg.length() == 2) {
+        throw new IllegalArgumentException(
+            "unexpected argument \"" + arg + "\": flags have the form --name value");
+      }
+      String name = arg.substring(2);
+      String value;
+      int eq = name.indexOf('=');
+      if (eq >= 0) {
+        value = name.substring(eq + 1);
+        name = name.substring(0, eq);
+      } else if (booleans.contains(name)) {
+        value = "true";
+      } else if (i + 1 < args.size()) {
+        value = args.get(++i);
+      } else {
+        throw new IllegalArgumentException("flag --" + name + " needs a value");
+      }
+      if (name.equals("config")) {
+        int kv = value.indexOf('=');
+        if (kv <= 0) {
+          throw new IllegalArgumentException(
+              "flag --config \"" + value + "\" must have the form KEY=VALUE");
+        }
+        providerConfig.put(value.substring(0, kv), value.substring(kv + 1));
+      } else if (KNOWN.contains(name)) {
+        flags.put(name, value);
+      } else {
+        providerConfig.put(name, value);
+      }
+    }
+    if (flags.containsKey("help")) {
+      throw new HelpRequested();
+    }
+    String driver = flag(flags, env, "driver-name", "DRIVER_NAME").orElse(DEFAULT_DRIVER_NAME);
+    String node =
+        flag(flags, env, "node-name", "NODE_NAME")
+            .orElseThrow(
+                () ->
+                    new IllegalArgumentException(
+                        "flag --node-name (or NODE_NAME) is required: the node this driver runs"
+                            + " on"));
+    Optional<Path> kubeconfig =
+        flag(flags, env, "kubeconfig", "KUBECONFIG").filter(s -> !s.isBlank()).map(Path::of);
+    Path registrar =
+        Path.of(flags.getOrDefault("registrar-dir", "/var/lib/kubelet/plugins_registry"));
+    Path plugin = Path.of(flags.getOrDefault("plugin-dir", "/var/lib/kubelet/plugins/" + driver));
+    Path cdi = Path.of(flags.getOrDefault("cdi-dir", "/var/run/cdi"));
+    Optional<String> podUid = flag(flags, env, "pod-uid", "POD_UID").filter(s -> !s.isBlank());
+    Optional<String> provider = Optional.ofNullable(flags.get("provider"));
+    Path sysfs = Path.of(flags.getOrDefault("sysfs-root", "/sys"));
+    Path dev = Path.of(flags.getOrDefault("dev-root", "/dev"));
+    int port = integer(flags, "health-port", DEFAULT_HEALTH_PORT);
+    if (port < -1 || port > 65535) {
+      throw new IllegalArgumentException("flag --health-port " + port + " must be -1 or 0..65535");
+    }
+    ExtendedResourceGuard.Policy policy =
+        choice(
+            flags,
+            "extended-resource-conflict",
+            ExtendedResourceGuard.Policy.WAIT,
+            ExtendedResourceGuard.Policy.values());
+    TaintEffect effect = TaintEffect.NO_SCHEDULE;
+    if (flags.containsKey("health-taint-effect")) {
+      try {
+        effect = TaintEffect.fromApiName(flags.get("health-taint-effect"));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("flag --health-taint-effect: " + e.getMessage(), e);
+      }
+    }
+    Duration recovery = duration(flags, "health-recovery-delay", Duration.ofSeconds(60));
+    double qps = DEFAULT_KUBE_API_QPS;
+    if (flags.containsKey("kube-api-qps")) {
+      try {
+        qps = Double.parseDouble(flags.get("kube-api-qps"));
+      } catch (NumberFormatException e) {
+        qps = -1;
+      }
+      if (!(qps > 0)) {
+        throw new IllegalArgumentException(
+            "flag --kube-api-qps \"" + flags.get("kube-api-qps") + "\" must be a number above 0");
+      }
+    }
+    int burst = integer(flags, "kube-api-burst", DEFAULT_KUBE_API_BURST);
+    if (burst < 1) {
+      throw new IllegalArgumentException("flag --kube-api-burst " + burst + " must be at least 1");
+    }
+    return new DriverOptions(
+        driver,
+        node,
+        kubeconfig,
+        registrar,
+        plugin,
+        cdi,
+        podUid,
+        provider,
+        sysfs,
+        dev,
+        port,
+        policy,
+        effect,
+        recovery,
+        flags.containsKey("device-metadata"),
+        !flags.containsKey("no-warm-up"),
+        qps,
+        burst,
+        providerConfig);
+  }
+
+  private static final List<String> KNOWN =
+      List.of(
+          "driver-name",
+          "node-name",
+          "kubeconfig",
+          "registrar-dir",
+          "plugin-dir",
+          "cdi-dir",
+          "pod-uid",
+          "provider",
+          "sysfs-root",
+          "dev-root",
+          "health-port",
+          "extended-resource-conflict",
+          "health-taint-effect",
+          "health-recovery-delay",
+          "device-metadata",
+          "no-warm-up",
+          "kube-api-qps",
+          "kube-api-burst",
+          "help");
+
+  private static Optional<String> flag(
+      Map<String, String> flags, Map<String, String> env, String name, String envName) {
+    String v = flags.get(name);
+    if (v == null) {
+      v = env.get(envName);
+    }
+    return Optional.ofNullable(v);
+  }
+
+  private static int integer(Map<String, String> flags, String name, int defaultValue) {
+    String v = flags.get(name);
+    if (v == null) {
+      return defaultValue;
+    }
+    try {
+      return Integer.parseInt(v.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("flag --" + name + " \"" + v + "\" must be an integer", e);
+    }
+  }
+
+  private static <E extends Enum<E>> E choice(
+      Map<String, String> flags, String name, E defaultValue, E[] values) {
+    String v = flags.get(name);
+    if (v == null) {
+      return defaultValue;
+    }
+    List<String> names = new ArrayList<>();
+    for (E e : values) {
+      names.add(e.name().toLowerCase(Locale.ROOT));
+      if (e.name().equalsIgnoreCase(v.trim())) {
+        return e;
+      }
+    }
+    throw new IllegalArgumentException(
+        "flag --" + name + " \"" + v + "\" must be one of " + String.join("|", names));
+  }
+
+  /** Parses {@code 90s}, {@code 2m}, {@code 1h}, {@code 500ms} or ISO-8601 {@code PT30S}. */
+  static Duration duration(Map<String, String> flags, String name, Duration defaultValue) {
+    String v = flags.get(name);
+    if (v == null) {
+      return defaultValue;
+    }
+    try {
+      return parseDuration(v);
+    } catch (IllegalArgumentException | DateTimeParseException e) {
+      throw new IllegalArgumentException(
+          "flag --" + name + " \"" + v + "\" must be a duration such as 500ms, 30s, 2m or 1h", e);
+    }
+  }
+
+  static Duration parseDuration(String text) {
+    String v = text.trim();
+    if (v.startsWith("P") || v.startsWith("p")) {
+      return Duration.parse(v);
+    }
+    String[][] units = {{"ms", "MILLIS"}, {"s", "SECONDS"}, {"m", "MINUTES"}, {"h", "HOURS"}};
+    for (String[] u : units) {
+      if (v.endsWith(u[0])) {
+        long n = Long.parseLong(v.substring(0, v.length() - u[0].length()));
+        return Duration.of(n, java.time.temporal.ChronoUnit.valueOf(u[1]));
+      }
+    }
+    throw new IllegalArgumentException("no unit");
+  }
+
+  /** Thrown by {@link #parse} for {@code --help}. */
+  public static final class HelpRequested extends IllegalArgumentException {
+    private static final long serialVersionUID = 1L;
+
+    HelpRequested() {
+      super(USAGE);
+    }
+  }
+}

@@ -1,0 +1,233 @@
+package io.dra4j.runtime;
+
+import io.dra4j.api.cdi.ContainerEdits;
+import io.dra4j.api.claim.AllocatedDevice;
+import io.dra4j.api.claim.ClaimAllocation;
+import io.dra4j.api.claim.PrepareResult;
+import io.dra4j.api.claim.PreparedClaim;
+import io.dra4j.api.claim.PreparedDevice;
+import io.dra4j.api.provider.DeviceProvider;
+import io.dra4j.api.provider.Inventory;
+import io.dra4j.api.provider.ProviderContext;
+import io.dra4j.proto.dra.v1.Claim;
+import io.dra4j.proto.dra.v1.DRAPluginGrpc;
+import io.dra4j.proto.dra.v1.NodePrepareResourcesRequest;
+import io.dra4j.proto.dra.v1.NodeUnprepareResourcesRequest;
+import io.dra4j.proto.pluginregistration.InfoRequest;
+import io.dra4j.proto.pluginregistration.RegistrationGrpc;
+import io.dra4j.runtime.claims.ClaimPreparer;
+import io.dra4j.runtime.kube.AllocationResult;
+import io.dra4j.runtime.kube.DeviceAllocationResult;
+import io.dra4j.runtime.kube.DeviceClaim;
+import io.dra4j.runtime.kube.DeviceRequestAllocationResult;
+import io.dra4j.runtime.kube.KubeJson;
+import io.dra4j.runtime.kube.ObjectMeta;
+import io.dra4j.runtime.kube.ResourceClaim;
+import io.dra4j.runtime.kube.ResourceClaimSpec;
+import io.dra4j.runtime.kube.ResourceClaimStatus;
+import io.dra4j.runtime.kubelet.KubeletPluginServer;
+import io.dra4j.runtime.kubelet.UdsChannels;
+import io.grpc.ManagedChannel;
+import io.grpc.netty.shaded.io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.epoll.EpollIoHandler;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.slf4j.helpers.NOPLogger;
+
+/**
+ * Warms the JVM on the whole prepare/unprepare path before the kubelet can call.
+ *
+ * <p>The kubelet's first prepare after registration otherwise lands on a cold JVM: class loading,
+ * static initialisation of gRPC, protobuf and Jackson, and interpreted code make it hundreds of
+ * times slower than the next ones. This runs the real code (its own sockets, the real gRPC
+ * services, the real claim pipeline with checkpoints and CDI files) against a synthetic claim and a
+ * provider that does nothing, all inside a scratch directory that is deleted afterwards, so no side
+ * effect reaches the host or the API server.
+ */
+final class Warmup {
+  static final int DEFAULT_ITERATIONS = 200;
+  static final Duration DEFAULT_BUDGET = Duration.ofMillis(1500);
+  private static final String SCRATCH_PREFIX = "dra4j-warm-";
+  // The name only shows in the scratch sockets; a short one keeps their paths short.
+  private static final String DRIVER_NAME = "warm-up.dra4j.io";
+
+  private Warmup() {}
+
+  /** What the warm-up did. */
+  record Result(int iterations, Duration took, Duration firstCall, Duration lastCall) {
+    @Override
+    public String toString() {
+      return iterations
+          + " prepare/unprepare round trips in "
+          + took.toMillis()
+          + " ms (first "
+          + firstCall.toNanos() / 1000
+          + " µs, last "
+          + lastCall.toNanos() / 1000
+          + " µs)";
+    }
+  }
+
+  static Result run() throws IOException {
+    return run(DEFAULT_ITERATIONS, DEFAULT_BUDGET);
+  }
+
+  /** Runs up to {@code iterations} round trips, stopping early when {@code budget} is spent. */
+  static Result run(int iterations, Duration budget) throws IOException {
+    String driverName = DRIVER_NAME;
+    long start = System.nanoTime();
+    // Not in the plugin directory: socket paths must stay under 108 bytes whatever the
+    // deployment's directories are. On tmpfs when there is one, so the warm-up's fsyncs (the same
+    // code as real prepares) cost no disk time.
+    Path shm = Path.of("/dev/shm");
+    Path scratch =
+        Files.isDirectory(shm) && Files.isWritable(shm)
+            ? Files.createTempDirectory(shm, SCRATCH_PREFIX)
+            : Files.createTempDirectory(SCRATCH_PREFIX);
+    MultiThreadIoEventLoopGroup group =
+        new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
+    ManagedChannel channel = null;
+    try {
+      Path registrar = Files.createDirectories(scratch.resolve("r"));
+      Path plugin = Files.createDirectories(scratch.resolve("p"));
+      Path cdi = Files.createDirectories(scratch.resolve("c"));
+      // Claims go through JSON like the API server's answers do, so decoding is warm too.
+      Map<String, String> claims = new java.util.concurrent.ConcurrentHashMap<>();
+      try (ClaimPreparer preparer =
+              ClaimPreparer.builder()
+                  .driverName(driverName)
+                  .provider(new NoopProvider())
+                  .claimSource(
+                      (ns, name) ->
+                          KubeJson.mapper().readValue(claims.get(name), ResourceClaim.class))
+                  .pluginDataDirectory(plugin)
+                  .cdiDirectory(cdi)
+                  .devRoot(scratch)
+                  // Hundreds of synthetic claims are noise in the driver's log.
+                  .logger(NOPLogger.NOP_LOGGER)
+                  .build();
+          KubeletPluginServer server =
+              KubeletPluginServer.builder()
+                  .driverName(driverName)
+                  .registrarDirectory(registrar)
+                  .pluginDataDirectory(plugin)
+                  .nodeService(preparer)
+                  .build()
+                  .start()) {
+        preparer.recover();
+        channel = UdsChannels.open(server.registrationSocket(), group);
+        RegistrationGrpc.newBlockingStub(channel).getInfo(InfoRequest.getDefaultInstance());
+        channel.shutdownNow();
+        channel = UdsChannels.open(server.draSocket(), group);
+        DRAPluginGrpc.DRAPluginBlockingStub stub = DRAPluginGrpc.newBlockingStub(channel);
+        long first = 0;
+        long last = 0;
+        int done = 0;
+        long deadline = start + budget.toNanos();
+        while (done < iterations && System.nanoTime() < deadline) {
+          String uid = UUID.randomUUID().toString();
+          String name = "warm-up-" + done;
+          claims.put(
+              name, KubeJson.mapper().writeValueAsString(syntheticClaim(driverName, name, uid)));
+          Claim claim =
+              Claim.newBuilder().setNamespace("dra4j-warm-up").setName(name).setUid(uid).build();
+          long t0 = System.nanoTime();
+          stub.withDeadlineAfter(10, TimeUnit.SECONDS)
+              .nodePrepareResources(
+                  NodePrepareResourcesRequest.newBuilder().addClaims(claim).build());
+          stub.withDeadlineAfter(10, TimeUnit.SECONDS)
+              .nodeUnprepareResources(
+                  NodeUnprepareResourcesRequest.newBuilder().addClaims(claim).build());
+          long t = System.nanoTime() - t0;
+          if (done == 0) {
+            first = t;
+          }
+          last = t;
+          claims.remove(name);
+          done++;
+        }
+        return new Result(
+            done,
+            Duration.ofNanos(System.nanoTime() - start),
+            Duration.ofNanos(first),
+            Duration.ofNanos(last));
+      }
+    } finally {
+      if (channel != null) {
+        channel.shutdownNow();
+      }
+      group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+      deleteTree(scratch);
+    }
+  }
+
+  private static ResourceClaim syntheticClaim(String driver, String name, String uid) {
+    ObjectMeta meta =
+        new ObjectMeta(
+            name,
+            "",
+            "dra4j-warm-up",
+            uid,
+            "1",
+            1,
+            "",
+            Optional.empty(),
+            Map.of(),
+            Map.of(),
+            List.of(),
+            List.of(),
+            Map.of());
+    AllocationResult allocation =
+        AllocationResult.of(
+            DeviceAllocationResult.of(
+                List.of(DeviceRequestAllocationResult.of("warm-up", driver, "warm-up", "dev-0")),
+                List.of()),
+            null);
+    return ResourceClaim.of(meta, ResourceClaimSpec.of(DeviceClaim.of(List.of())))
+        .withStatus(new ResourceClaimStatus(Optional.of(allocation), null, null, null));
+  }
+
+  private static void deleteTree(Path root) {
+    try (Stream<Path> paths = Files.walk(root)) {
+      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      // Best effort: the scratch directory is hidden and harmless.
+    }
+  }
+
+  /** Prepares nothing real: one env variable, so the CDI writer does its full work. */
+  private static final class NoopProvider implements DeviceProvider {
+    @Override
+    public Inventory discover(ProviderContext context) {
+      return Inventory.empty();
+    }
+
+    @Override
+    public PrepareResult prepare(ClaimAllocation allocation) {
+      return PrepareResult.of(
+          allocation.devices().stream()
+              .map(
+                  (AllocatedDevice d) ->
+                      PreparedDevice.of(
+                          d, ContainerEdits.builder().env("DRA4J_WARM_UP", d.device()).build()))
+              .toList());
+    }
+
+    @Override
+    public void unprepare(PreparedClaim claim) {}
+
+    @Override
+    public boolean threadSafe() {
+      return true;
+    }
+  }
+}

@@ -1,0 +1,105 @@
+package io.dra4j.examples.fake;
+
+import io.dra4j.runtime.DriverMain;
+import io.dra4j.runtime.extendedresource.ExtendedResourceGuard;
+import java.io.PrintStream;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * {@code java -jar fake-dra-driver.jar run|demo|deviceclass ...}: the fake DRA driver, the
+ * no-cluster demo, and a DeviceClass generator.
+ */
+public final class FakeDriverMain {
+  static final String USAGE =
+      String.join(
+          "\n",
+          "usage: java -jar fake-dra-driver.jar COMMAND [flags]",
+          "",
+          "commands:",
+          "  run          the DRA driver (flags: run --help)",
+          "  demo         the whole Kubernetes 1.37 story on this machine, no cluster needed",
+          "               (--keep leaves everything running and prints the kubeconfig path)",
+          "  deviceclass  print a DeviceClass for this driver's devices:",
+          "               deviceclass --extended-resource-name NAME [--driver-name D] [--class-name C]");
+
+  private FakeDriverMain() {}
+
+  public static void main(String[] args) {
+    System.exit(run(Arrays.asList(args), System.getenv(), System.out, System.err));
+  }
+
+  static int run(List<String> args, Map<String, String> env, PrintStream out, PrintStream err) {
+    if (args.isEmpty()) {
+      err.println(USAGE);
+      return 2;
+    }
+    List<String> rest = args.subList(1, args.size());
+    switch (args.get(0)) {
+      case "run":
+        return DriverMain.run(rest, Optional.of("fake"), env, err);
+      case "demo":
+        return FakeDemo.run(rest, out, err);
+      case "deviceclass":
+        return deviceClass(rest, env, out, err);
+      case "-h":
+      case "--help":
+      case "help":
+        out.println(USAGE);
+        return 0;
+      default:
+        err.println("unknown command \"" + args.get(0) + "\"\n" + USAGE);
+        return 2;
+    }
+  }
+
+  private static int deviceClass(
+      List<String> args, Map<String, String> env, PrintStream out, PrintStream err) {
+    String driver = env.getOrDefault("DRIVER_NAME", "gpu.example.com");
+    Optional<String> className = Optional.empty();
+    Optional<String> name = Optional.empty();
+    for (int i = 0; i < args.size(); i++) {
+      String flag = args.get(i);
+      String value;
+      int eq = flag.indexOf('=');
+      if (eq > 0) {
+        value = flag.substring(eq + 1);
+        flag = flag.substring(0, eq);
+      } else if (i + 1 < args.size()) {
+        value = args.get(++i);
+      } else {
+        err.println("error: flag " + flag + " needs a value");
+        return 2;
+      }
+      switch (flag) {
+        case "--driver-name":
+          driver = value;
+          break;
+        case "--class-name":
+          className = Optional.of(value);
+          break;
+        case "--extended-resource-name":
+          name = Optional.of(value);
+          break;
+        default:
+          err.println("error: unknown flag " + flag + "\n" + USAGE);
+          return 2;
+      }
+    }
+    if (name.isEmpty()) {
+      err.println("error: --extended-resource-name is required, e.g. example.com/gpu");
+      return 2;
+    }
+    try {
+      out.print(
+          ExtendedResourceGuard.deviceClassYaml(
+              driver, className.orElse(driver), name.get(), Optional.empty()));
+      return 0;
+    } catch (IllegalArgumentException e) {
+      err.println("error: " + e.getMessage());
+      return 2;
+    }
+  }
+}

@@ -1,0 +1,152 @@
+package io.dra4j.examples.fake;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.dra4j.runtime.kube.HttpKubeClient;
+import io.dra4j.runtime.kube.KubeClients;
+import io.dra4j.runtime.kube.KubeJson;
+import io.dra4j.runtime.kube.ListOptions;
+import io.dra4j.runtime.kube.Node;
+import io.dra4j.runtime.kube.ResourceSlice;
+import io.dra4j.testkit.kubelet.KubeletSimulator;
+import io.dra4j.testkit.kubelet.PluginInstance;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The shipped jar's {@code run} command as a real process, against the standalone fake API server
+ * (also a real process), registering with the kubelet simulator: what a DaemonSet pod does.
+ */
+class RunCommandIT {
+  private final List<Process> processes = new ArrayList<>();
+
+  @TempDir Path dir;
+
+  @AfterEach
+  void stop() {
+    processes.forEach(Process::destroyForcibly);
+  }
+
+  @Test
+  void registersPublishesAndStopsCleanlyOnSigterm() throws Exception {
+    Path apiJar = Path.of("../../dra-testkit/target/dra-testkit-apiserver.jar");
+    assertThat(apiJar).exists();
+    Path kubeconfig = dir.resolve("kubeconfig");
+    start(
+        dir.resolve("api.log"),
+        "-jar",
+        apiJar.toString(),
+        "--port",
+        "0",
+        "--kubeconfig-out",
+        kubeconfig.toString());
+    await(() -> Files.exists(kubeconfig) && Files.size(kubeconfig) > 0, "kubeconfig written");
+
+    try (HttpKubeClient admin = KubeClients.fromKubeconfig(kubeconfig)) {
+      admin.create(
+          Node.TYPE,
+          KubeJson.mapper()
+              .convertValue(
+                  Map.of("apiVersion", "v1", "kind", "Node", "metadata", Map.of("name", "node-1")),
+                  Node.class));
+    }
+    Path registry = Files.createDirectories(dir.resolve("registry"));
+    Path plugins = dir.resolve("plugins");
+    Process driver =
+        start(
+            dir.resolve("driver.log"),
+            "-jar",
+            System.getProperty("dra4j.jar"),
+            "run",
+            "--node-name",
+            "node-1",
+            "--kubeconfig",
+            kubeconfig.toString(),
+            "--registrar-dir",
+            registry.toString(),
+            "--plugin-dir",
+            plugins.resolve("gpu.example.com").toString(),
+            "--cdi-dir",
+            Files.createDirectories(dir.resolve("cdi")).toString(),
+            "--health-port",
+            "0",
+            "--devices",
+            "3");
+    try (KubeletSimulator kubelet = KubeletSimulator.start(registry);
+        HttpKubeClient client = KubeClients.fromKubeconfig(kubeconfig)) {
+      PluginInstance plugin = kubelet.awaitPlugin("gpu.example.com", Duration.ofSeconds(60));
+      assertThat(plugin.supportedVersions()).startsWith("v1.DRAPlugin", "v1beta1.DRAPlugin");
+      await(
+          () ->
+              client
+                      .list(
+                          ResourceSlice.TYPE, "", ListOptions.fields("spec.driver=gpu.example.com"))
+                      .items()
+                      .stream()
+                      .mapToInt(s -> s.spec().devices().size())
+                      .sum()
+                  == 3,
+          "3 devices published");
+
+      driver.destroy(); // SIGTERM, as the kubelet stops a pod
+      assertThat(driver.waitFor(30, TimeUnit.SECONDS)).isTrue();
+      // 143 = 128 + SIGTERM: the JVM's status after its shutdown hooks ran (our graceful close).
+      assertThat(driver.exitValue()).as(log("driver.log")).isEqualTo(143);
+      assertThat(plugin.registrationSocket()).doesNotExist();
+      assertThat(plugin.endpoint()).doesNotExist();
+      assertThat(log("driver.log")).contains("driver gpu.example.com stopping");
+    }
+  }
+
+  private Process start(Path log, String... args) throws IOException {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.addAll(List.of(args));
+    Process p =
+        new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    processes.add(p);
+    return p;
+  }
+
+  private String log(String name) {
+    try {
+      return Files.readString(dir.resolve(name));
+    } catch (IOException e) {
+      return e.toString();
+    }
+  }
+
+  interface Check {
+    boolean ok() throws Exception;
+  }
+
+  private void await(Check check, String what) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (System.nanoTime() < deadline) {
+      try {
+        if (check.ok()) {
+          return;
+        }
+      } catch (Exception e) {
+        // not yet
+      }
+      Thread.sleep(100);
+    }
+    throw new AssertionError(
+        "timed out waiting for "
+            + what
+            + "\napi:\n"
+            + log("api.log")
+            + "\ndriver:\n"
+            + log("driver.log"));
+  }
+}
