@@ -30,6 +30,9 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -44,15 +47,23 @@ import org.slf4j.LoggerFactory;
  * preparation pipeline, and the kubelet plugin sockets.
  *
  * <p>Data flows: provider → enrichers → health taints → guard filter → publisher; kubelet → sockets
- * → claim preparer → provider. Everything that changes the published inventory (a rediscovery, a
- * taint added or lifted, a guard decision) funnels through one thread, so publishes are ordered and
- * coalesced.
+ * → claim preparer → provider. Everything that touches the inventory (discovery, a taint added or
+ * lifted, a guard decision, a publish) runs on one thread, so discoveries never overlap and
+ * publishes are ordered and coalesced.
+ *
+ * <p>Start order: recover claim state, discover, warm the prepare path, then open the kubelet
+ * sockets (the kubelet may call at once), and only then talk to the API server for publishing, so a
+ * slow or unreachable API server never delays registration. Close runs the other way: the
+ * registration socket goes first, in-flight calls finish, published slices stay (the kubelet
+ * removes them if the driver does not come back).
  *
  * <pre>{@code
- * try (DraDriver driver = DraDriver.builder()
- *     .driverName("gpu.example.com").nodeName(node)
- *     .provider(new MyProvider()).kubeClient(KubeClients.inCluster())
- *     .build().start()) {
+ * try (HttpKubeClient client = KubeClients.inCluster();
+ *     DraDriver driver = DraDriver.builder()
+ *         .driverName("gpu.example.com").nodeName(node)
+ *         .provider(new MyProvider()).kubeClient(client)
+ *         .build()) {
+ *   driver.start();
  *   driver.awaitTermination();
  * }
  * }</pre>
@@ -60,29 +71,41 @@ import org.slf4j.LoggerFactory;
 public final class DraDriver implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(DraDriver.class);
 
-  private final Builder settings;
+  private enum State {
+    NEW,
+    STARTING,
+    RUNNING,
+    CLOSED
+  }
+
+  private final Settings settings;
   private final Path pluginDirectory;
   private final ScheduledExecutorService inventoryThread;
   private final AtomicBoolean publishQueued = new AtomicBoolean();
-  private final AtomicBoolean closed = new AtomicBoolean();
-  private final Object terminated = new Object();
+  private final Object lifecycle = new Object();
+  private final CountDownLatch terminated = new CountDownLatch(1);
 
-  private ProviderContext context;
-  private Optional<HealthHub> health = Optional.empty();
-  private ExtendedResourceGuard guard;
-  private SlicePublisher publisher;
-  private ClaimPreparer preparer;
-  private KubeletPluginServer server;
-  private volatile List<Pool> discovered = List.of();
+  // Written under the lifecycle lock during start, read from any thread.
+  private volatile State state = State.NEW;
+  private volatile ProviderContext context;
+  private volatile Optional<HealthHub> health = Optional.empty();
+  private volatile ExtendedResourceGuard guard;
+  private volatile SlicePublisher publisher;
+  private volatile ClaimPreparer preparer;
+  private volatile KubeletPluginServer server;
+
+  // Touched on the inventory thread only, except reads for status.
+  private volatile Optional<List<Pool>> discovered = Optional.empty();
   private volatile List<Pool> published = List.of();
-  private volatile Optional<String> fatalReason = Optional.empty();
   private volatile boolean guardSynced;
   private int discoveryFailures;
 
-  private DraDriver(Builder b) {
-    this.settings = b;
+  private volatile Optional<String> fatalReason = Optional.empty();
+
+  private DraDriver(Settings settings) {
+    this.settings = settings;
     this.pluginDirectory =
-        b.pluginDirectory.orElse(Path.of("/var/lib/kubelet/plugins", b.driverName));
+        settings.pluginDirectory.orElse(Path.of("/var/lib/kubelet/plugins", settings.driverName));
     ScheduledThreadPoolExecutor executor =
         new ScheduledThreadPoolExecutor(
             1,
@@ -95,90 +118,124 @@ public final class DraDriver implements AutoCloseable {
     this.inventoryThread = executor;
   }
 
+  /** A builder; driver name, node name, provider and client are required. */
   public static Builder builder() {
     return new Builder();
   }
 
   /**
-   * Starts everything and registers with the kubelet last, once the prepare path is ready.
+   * Starts everything; returns once the kubelet sockets are open. Publishing continues in the
+   * background. On failure everything started so far is closed again.
    *
    * @throws IOException when a socket, directory or store cannot be set up
+   * @throws IllegalStateException when the driver was already started or closed
    */
-  public synchronized DraDriver start() throws Exception {
-    Builder b = settings;
+  public DraDriver start() throws IOException, InterruptedException {
+    synchronized (lifecycle) {
+      if (state != State.NEW) {
+        throw new IllegalStateException("driver " + settings.driverName + " is " + state);
+      }
+      state = State.STARTING;
+    }
+    try {
+      startSteps();
+    } catch (IOException | InterruptedException | RuntimeException | Error e) {
+      LOG.error("driver {} failed to start: {}", settings.driverName, e.toString());
+      close();
+      throw e;
+    }
+    synchronized (lifecycle) {
+      if (state == State.CLOSED) {
+        // Closed (a signal) while starting: close() already undid what existed then.
+        throw new IllegalStateException("driver " + settings.driverName + " closed while starting");
+      }
+      state = State.RUNNING;
+    }
+    return this;
+  }
+
+  private void startSteps() throws IOException, InterruptedException {
+    Settings s = settings;
     long t0 = System.nanoTime();
     Files.createDirectories(pluginDirectory);
     context =
-        ProviderContext.builder(b.driverName, b.nodeName)
-            .config(b.config)
-            .sysfsRoot(b.sysfsRoot)
-            .devRoot(b.devRoot)
+        ProviderContext.builder(s.driverName, s.nodeName)
+            .config(s.config)
+            .sysfsRoot(s.sysfsRoot)
+            .devRoot(s.devRoot)
             .pluginDataDir(pluginDirectory)
             .inventoryListener(this::inventoryChanged)
             .build();
-    for (DeviceEnricher e : b.enrichers) {
+    for (DeviceEnricher e : s.enrichers) {
       e.init(context);
     }
-    if (b.provider instanceof HealthReporting) {
+    if (s.provider instanceof HealthReporting) {
       HealthHub hub =
-          HealthHub.builder(b.driverName)
-              .taintEffect(b.healthTaintEffect)
-              .recoveryDelay(b.healthRecoveryDelay)
+          HealthHub.builder(s.driverName)
+              .taintEffect(s.healthTaintEffect)
+              .recoveryDelay(s.healthRecoveryDelay)
               .build();
       hub.addTaintListener(this::requestPublish);
       health = Optional.of(hub);
     }
     guard =
-        ExtendedResourceGuard.builder(b.kubeClient, b.driverName, b.nodeName)
-            .policy(b.extendedResourcePolicy)
+        ExtendedResourceGuard.builder(s.kubeClient, s.driverName, s.nodeName)
+            .policy(s.extendedResourcePolicy)
             .fatalHandler(this::fatal)
             .build();
     guard.addChangeListener(this::requestPublish);
     publisher =
-        SlicePublisher.builder(b.kubeClient, b.driverName)
-            .nodeName(b.nodeName)
+        SlicePublisher.builder(s.kubeClient, s.driverName)
+            .nodeName(s.nodeName)
             .dynamicTaints(health.isPresent())
             .build();
     preparer =
         ClaimPreparer.builder()
-            .driverName(b.driverName)
-            .provider(b.provider)
-            .kubeClient(b.kubeClient)
+            .driverName(s.driverName)
+            .provider(s.provider)
+            .kubeClient(s.kubeClient)
             .pluginDataDirectory(pluginDirectory)
-            .cdiDirectory(b.cdiDirectory)
-            .devRoot(b.devRoot)
-            .deviceMetadata(b.deviceMetadata)
+            .cdiDirectory(s.cdiDirectory)
+            .devRoot(s.devRoot)
+            .deviceMetadata(s.deviceMetadata)
             .inventory(this::lookup)
             .build();
     RecoveryReport recovery = preparer.recover();
-    LOG.info("driver {} on node {}: claim state recovered: {}", b.driverName, b.nodeName, recovery);
+    LOG.info("driver {} on node {}: claim state recovered: {}", s.driverName, s.nodeName, recovery);
     long tRecovered = System.nanoTime();
 
-    // The SPI promises discover before any prepare, so it runs before the kubelet can call.
-    discover();
+    // The SPI promises discover before any prepare, so it runs before the kubelet can call; on
+    // the inventory thread, like every later discovery, so two never overlap.
+    onInventoryThread(this::discover);
     long tDiscovered = System.nanoTime();
-    if (b.warmUp) {
-      Warmup.Result w = Warmup.run();
-      LOG.info("prepare path warmed up: {}", w);
+    if (s.warmUp) {
+      try {
+        LOG.info("prepare path warmed up: {}", Warmup.run());
+      } catch (IOException | RuntimeException e) {
+        // An optimisation: a driver that cannot warm up still serves, just slower at first.
+        LOG.warn("warm-up skipped: {}", e.toString());
+      }
     }
     long tWarm = System.nanoTime();
+    checkNotClosed();
     KubeletPluginServer.Builder sb =
         KubeletPluginServer.builder()
-            .driverName(b.driverName)
-            .registrarDirectory(b.registrarDirectory)
+            .driverName(s.driverName)
+            .registrarDirectory(s.registrarDirectory)
             .pluginDataDirectory(pluginDirectory)
             .nodeService(preparer)
             .registrationListener(this::registrationChanged);
-    b.podUid.ifPresent(sb::rollingUpdate);
+    s.podUid.ifPresent(sb::rollingUpdate);
     health.ifPresent(sb::healthSource);
     server = sb.build().start();
     long tServing = System.nanoTime();
 
-    // Publishing talks to the API server: it must not delay the kubelet's first call, and the
-    // guard must know the DeviceClasses and the Node before anything is published (it waits for
-    // them on the inventory thread).
     if (health.isPresent()) {
-      ((HealthReporting) b.provider).startHealthMonitoring(health.get());
+      try {
+        ((HealthReporting) s.provider).startHealthMonitoring(health.get());
+      } catch (Exception e) {
+        throw new IOException("provider " + s.provider.name() + ": health monitoring: " + e, e);
+      }
     }
     guard.start();
     publisher.start();
@@ -186,8 +243,8 @@ public final class DraDriver implements AutoCloseable {
     LOG.info(
         "driver {} on node {} serving {} at {}, registered through {}; started in {} ms"
             + " (recovery {} ms, discovery {} ms, warm-up {} ms, sockets {} ms)",
-        b.driverName,
-        b.nodeName,
+        s.driverName,
+        s.nodeName,
         server.supportedServices(),
         server.draSocket(),
         server.registrationSocket(),
@@ -196,17 +253,38 @@ public final class DraDriver implements AutoCloseable {
         millis(tRecovered, tDiscovered),
         millis(tDiscovered, tWarm),
         millis(tWarm, tServing));
-    return this;
+  }
+
+  private void checkNotClosed() {
+    if (state == State.CLOSED) {
+      throw new IllegalStateException("driver " + settings.driverName + " closed while starting");
+    }
+  }
+
+  private void onInventoryThread(Runnable task) throws IOException, InterruptedException {
+    try {
+      inventoryThread.submit(task).get();
+    } catch (ExecutionException e) {
+      throw new IOException("discovery failed: " + e.getCause(), e.getCause());
+    }
   }
 
   private static long millis(long from, long to) {
     return (to - from) / 1_000_000;
   }
 
+  /**
+   * The guard must know the DeviceClasses and the Node before anything is published under its
+   * {@code wait} policy; {@code warn} and {@code fail} publish at once.
+   */
   private void awaitGuardThenPublish() {
     try {
-      while (!closed.get() && !guard.awaitSynced(Duration.ofSeconds(10))) {
-        LOG.info("waiting for the DeviceClasses and node {} before publishing", settings.nodeName);
+      if (settings.extendedResourcePolicy == ExtendedResourceGuard.Policy.WAIT) {
+        while (state != State.CLOSED && !guard.awaitSynced(Duration.ofSeconds(10))) {
+          LOG.warn(
+              "not publishing yet: waiting to read the DeviceClasses and node {} (policy wait)",
+              settings.nodeName);
+        }
       }
       guardSynced = true;
       publishNow();
@@ -217,24 +295,34 @@ public final class DraDriver implements AutoCloseable {
 
   /** The provider said its devices changed: discover again, then republish. */
   private void inventoryChanged() {
-    if (closed.get()) {
+    if (state == State.CLOSED) {
       return;
     }
-    inventoryThread.execute(
+    runOnInventoryThread(
         () -> {
           discover();
           publishNow();
         });
   }
 
+  /** Queues work for the inventory thread; after close there is nothing left to do. */
+  private void runOnInventoryThread(Runnable task) {
+    try {
+      inventoryThread.execute(task);
+    } catch (RejectedExecutionException e) {
+      LOG.debug("driver {} closed: {} dropped", settings.driverName, task);
+    }
+  }
+
+  /** Runs on the inventory thread. */
   private void discover() {
     Inventory inventory;
     try {
       inventory = settings.provider.discover(context);
       discoveryFailures = 0;
     } catch (Exception e) {
-      // Keep serving what was published before; a transient failure (a GPU driver still
-      // loading) must not wipe the node's inventory.
+      // Keep what was published before: a transient failure (a GPU driver still loading) must
+      // never publish an empty inventory over the node's slices.
       long delay = Math.min(60, 1L << Math.min(discoveryFailures++, 6));
       LOG.error(
           "discovery by provider {} failed (retrying in {} s): {}",
@@ -242,7 +330,7 @@ public final class DraDriver implements AutoCloseable {
           delay,
           e.toString(),
           e);
-      if (!closed.get()) {
+      if (state != State.CLOSED) {
         inventoryThread.schedule(this::inventoryChanged, delay, TimeUnit.SECONDS);
       }
       return;
@@ -255,8 +343,9 @@ public final class DraDriver implements AutoCloseable {
       }
       pools.add(pool.withDevices(devices));
     }
-    discovered = List.copyOf(pools);
-    health.ifPresent(h -> h.setDevices(discovered));
+    List<Pool> result = List.copyOf(pools);
+    discovered = Optional.of(result);
+    health.ifPresent(h -> h.setDevices(result));
     LOG.info(
         "discovered {} devices in {} pools",
         pools.stream().mapToInt(p -> p.devices().size()).sum(),
@@ -282,23 +371,24 @@ public final class DraDriver implements AutoCloseable {
   }
 
   private void requestPublish() {
-    if (closed.get() || !publishQueued.compareAndSet(false, true)) {
+    if (state == State.CLOSED || !publishQueued.compareAndSet(false, true)) {
       return;
     }
-    inventoryThread.execute(
+    runOnInventoryThread(
         () -> {
           publishQueued.set(false);
-          if (guardSynced) {
-            publishNow();
-          }
+          publishNow();
         });
   }
 
+  /** Runs on the inventory thread. */
   private void publishNow() {
-    if (closed.get()) {
+    // Nothing is published before the first successful discovery (an empty list would delete
+    // the node's slices) or before the guard knows what it guards.
+    if (state == State.CLOSED || !guardSynced || discovered.isEmpty()) {
       return;
     }
-    List<Pool> pools = discovered;
+    List<Pool> pools = discovered.get();
     guard.setDevices(pools);
     if (health.isPresent()) {
       pools = health.get().applyTaints(pools);
@@ -309,7 +399,7 @@ public final class DraDriver implements AutoCloseable {
   }
 
   private Optional<Device> lookup(String pool, String device) {
-    for (Pool p : discovered) {
+    for (Pool p : discovered.orElse(List.of())) {
       if (p.name().equals(pool)) {
         for (Device d : p.devices()) {
           if (d.name().equals(device)) {
@@ -339,13 +429,9 @@ public final class DraDriver implements AutoCloseable {
     t.start();
   }
 
-  /** Blocks until {@link #close()} ran (a signal, or a fatal guard decision). */
+  /** Blocks until {@link #close()} has finished (a signal, or a fatal guard decision). */
   public void awaitTermination() throws InterruptedException {
-    synchronized (terminated) {
-      while (!closed.get()) {
-        terminated.wait();
-      }
-    }
+    terminated.await();
   }
 
   /** Why the driver stopped on its own (the guard's {@code fail} policy), if it did. */
@@ -353,23 +439,25 @@ public final class DraDriver implements AutoCloseable {
     return fatalReason;
   }
 
-  /** Whether the kubelet accepted the registration. */
+  /** What the kubelet last said about the registration; empty before it said anything. */
   public Optional<RegistrationStatus> registrationStatus() {
-    return server == null ? Optional.empty() : server.registrationStatus();
+    KubeletPluginServer s = server;
+    return s == null ? Optional.empty() : s.registrationStatus();
   }
 
   /** Ready: serving, registered, and the inventory published at least once. */
   public boolean isReady() {
-    return server != null
-        && server.isRunning()
+    SlicePublisher p = publisher;
+    return isAlive()
         && registrationStatus().map(RegistrationStatus::registered).orElse(false)
-        && publisher != null
-        && publisher.stats().syncs() > 0;
+        && p != null
+        && p.stats().syncs() > 0;
   }
 
-  /** Alive: the sockets are served. */
+  /** Alive: starting, or serving the kubelet sockets. */
   public boolean isAlive() {
-    return server != null && server.isRunning() && !closed.get();
+    KubeletPluginServer s = server;
+    return state == State.STARTING || (state == State.RUNNING && s != null && s.isRunning());
   }
 
   public String driverName() {
@@ -380,14 +468,17 @@ public final class DraDriver implements AutoCloseable {
     return settings.nodeName;
   }
 
-  public Path draSocket() {
-    return server.draSocket();
+  /** The DRA service socket; empty until the sockets are open. */
+  public Optional<Path> draSocket() {
+    return Optional.ofNullable(server).map(KubeletPluginServer::draSocket);
   }
 
-  public Path registrationSocket() {
-    return server.registrationSocket();
+  /** The registration socket; empty until the sockets are open. */
+  public Optional<Path> registrationSocket() {
+    return Optional.ofNullable(server).map(KubeletPluginServer::registrationSocket);
   }
 
+  /** Where checkpoints, sockets and locks live. */
   public Path pluginDirectory() {
     return pluginDirectory;
   }
@@ -398,20 +489,20 @@ public final class DraDriver implements AutoCloseable {
   }
 
   /**
-   * Waits until the slice publisher has written the latest inventory.
+   * Waits until the latest inventory has been handed to the publisher and written.
    *
    * @return false on timeout
    */
   public boolean awaitPublished(Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
-    while (!guardSynced || publishQueued.get()) {
-      if (System.nanoTime() > deadline) {
+    while (!guardSynced || discovered.isEmpty() || publishQueued.get()) {
+      if (System.nanoTime() > deadline || state == State.CLOSED) {
         return false;
       }
       Thread.sleep(10);
     }
     // Let the inventory thread hand its latest state to the publisher first.
-    java.util.concurrent.CountDownLatch drained = new java.util.concurrent.CountDownLatch(1);
+    CountDownLatch drained = new CountDownLatch(1);
     inventoryThread.execute(drained::countDown);
     if (!drained.await(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
       return false;
@@ -419,43 +510,56 @@ public final class DraDriver implements AutoCloseable {
     return publisher.awaitIdle(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
   }
 
-  public PublisherStats publisherStats() {
-    return publisher.stats();
+  /** Slice publishing counters; empty before start. */
+  public Optional<PublisherStats> publisherStats() {
+    return Optional.ofNullable(publisher).map(SlicePublisher::stats);
   }
 
-  public ClaimStats claimStats() {
-    return preparer.stats();
+  /** Claim pipeline counters; empty before start. */
+  public Optional<ClaimStats> claimStats() {
+    return Optional.ofNullable(preparer).map(ClaimPreparer::stats);
   }
 
+  /** Device health as the hub sees it; empty when the provider reports no health. */
   public Optional<HealthView> healthView() {
     return health.map(HealthHub::view);
   }
 
-  public GuardReport guardReport() {
-    return guard.report();
+  /** The extended-resource guard's decisions; empty before start. */
+  public Optional<GuardReport> guardReport() {
+    return Optional.ofNullable(guard).map(ExtendedResourceGuard::report);
   }
 
   /**
    * Stops: the registration socket goes first (the kubelet stops calling), in-flight calls finish,
    * then the rest. Published slices stay; the kubelet removes them if the driver does not come
-   * back.
+   * back. Idempotent; safe while {@link #start()} runs on another thread.
    */
   @Override
   public void close() {
-    if (!closed.compareAndSet(false, true)) {
-      return;
+    synchronized (lifecycle) {
+      if (state == State.CLOSED) {
+        return;
+      }
+      state = State.CLOSED;
     }
     LOG.info("driver {} stopping", settings.driverName);
     closeQuietly(server);
     inventoryThread.shutdownNow();
+    try {
+      if (!inventoryThread.awaitTermination(10, TimeUnit.SECONDS)) {
+        LOG.warn("the inventory thread did not stop within 10 s");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
     closeQuietly(guard);
     closeQuietly(publisher);
+    // The provider first: its health monitor still reports into the hub until it stops.
+    closeQuietly(settings.provider);
     health.ifPresent(DraDriver::closeQuietly);
     closeQuietly(preparer);
-    closeQuietly(settings.provider);
-    synchronized (terminated) {
-      terminated.notifyAll();
-    }
+    terminated.countDown();
   }
 
   private static void closeQuietly(AutoCloseable c) {
@@ -469,7 +573,28 @@ public final class DraDriver implements AutoCloseable {
     }
   }
 
-  /** Builds a {@link DraDriver}; defaults match the Go helper's. */
+  /** The settings, copied when {@link Builder#build()} runs. */
+  private record Settings(
+      String driverName,
+      String nodeName,
+      DeviceProvider provider,
+      List<DeviceEnricher> enrichers,
+      KubeClient kubeClient,
+      Path registrarDirectory,
+      Optional<Path> pluginDirectory,
+      Path cdiDirectory,
+      Path sysfsRoot,
+      Path devRoot,
+      Map<String, String> config,
+      Optional<String> podUid,
+      TaintEffect healthTaintEffect,
+      Duration healthRecoveryDelay,
+      ExtendedResourceGuard.Policy extendedResourcePolicy,
+      boolean deviceMetadata,
+      boolean warmUp,
+      Consumer<String> fatalHandler) {}
+
+  /** Builds a {@link DraDriver}; defaults follow the kubelet's layout and the Go helper's. */
   public static final class Builder {
     private String driverName;
     private String nodeName;
@@ -492,39 +617,44 @@ public final class DraDriver implements AutoCloseable {
 
     private Builder() {}
 
+    /** Required: the DRA driver name, a lower-case DNS subdomain such as gpu.example.com. */
     public Builder driverName(String value) {
-      driverName = value;
+      driverName = Objects.requireNonNull(value, "driverName");
       return this;
     }
 
+    /** Required: this node's name. */
     public Builder nodeName(String value) {
-      nodeName = value;
+      nodeName = Objects.requireNonNull(value, "nodeName");
       return this;
     }
 
+    /** Required: the device provider. */
     public Builder provider(DeviceProvider value) {
-      provider = value;
+      provider = Objects.requireNonNull(value, "provider");
       return this;
     }
 
+    /** Adds attributes to every discovered device (e.g. spi-numa's topology attributes). */
     public Builder enricher(DeviceEnricher value) {
-      enrichers.add(value);
+      enrichers.add(Objects.requireNonNull(value, "enricher"));
       return this;
     }
 
     public Builder enrichers(List<DeviceEnricher> values) {
-      enrichers.addAll(values);
+      values.forEach(this::enricher);
       return this;
     }
 
+    /** Required: the API client (the driver does not close it). */
     public Builder kubeClient(KubeClient value) {
-      kubeClient = value;
+      kubeClient = Objects.requireNonNull(value, "kubeClient");
       return this;
     }
 
     /** Default {@code /var/lib/kubelet/plugins_registry}. */
     public Builder registrarDirectory(Path value) {
-      registrarDirectory = value;
+      registrarDirectory = Objects.requireNonNull(value, "registrarDirectory");
       return this;
     }
 
@@ -538,19 +668,19 @@ public final class DraDriver implements AutoCloseable {
 
     /** Default {@code /var/run/cdi}. */
     public Builder cdiDirectory(Path value) {
-      cdiDirectory = value;
+      cdiDirectory = Objects.requireNonNull(value, "cdiDirectory");
       return this;
     }
 
     /** Where the host's /sys is visible; default {@code /sys}. */
     public Builder sysfsRoot(Path value) {
-      sysfsRoot = value;
+      sysfsRoot = Objects.requireNonNull(value, "sysfsRoot");
       return this;
     }
 
     /** Where the host's /dev is visible (required device nodes are checked here). */
     public Builder devRoot(Path value) {
-      devRoot = value;
+      devRoot = Objects.requireNonNull(value, "devRoot");
       return this;
     }
 
@@ -572,17 +702,17 @@ public final class DraDriver implements AutoCloseable {
     }
 
     public Builder healthTaintEffect(TaintEffect value) {
-      healthTaintEffect = value;
+      healthTaintEffect = Objects.requireNonNull(value, "healthTaintEffect");
       return this;
     }
 
     public Builder healthRecoveryDelay(Duration value) {
-      healthRecoveryDelay = value;
+      healthRecoveryDelay = Objects.requireNonNull(value, "healthRecoveryDelay");
       return this;
     }
 
     public Builder extendedResourcePolicy(ExtendedResourceGuard.Policy value) {
-      extendedResourcePolicy = value;
+      extendedResourcePolicy = Objects.requireNonNull(value, "extendedResourcePolicy");
       return this;
     }
 
@@ -599,28 +729,47 @@ public final class DraDriver implements AutoCloseable {
 
     /** Called when the driver must stop (the guard's fail policy), before it closes itself. */
     public Builder fatalHandler(Consumer<String> value) {
-      fatalHandler = value;
+      fatalHandler = Objects.requireNonNull(value, "fatalHandler");
       return this;
     }
 
     /**
-     * Checks the settings.
+     * Checks the settings and copies them.
      *
-     * @throws IllegalArgumentException naming the missing setting
+     * @throws IllegalArgumentException naming the missing or invalid setting
      */
     public DraDriver build() {
       require(driverName, "driverName");
       require(nodeName, "nodeName");
       require(provider, "provider");
       require(kubeClient, "kubeClient");
-      return new DraDriver(this);
+      KubeletPluginServer.checkDriverName(driverName);
+      return new DraDriver(
+          new Settings(
+              driverName,
+              nodeName,
+              provider,
+              List.copyOf(enrichers),
+              kubeClient,
+              registrarDirectory,
+              pluginDirectory,
+              cdiDirectory,
+              sysfsRoot,
+              devRoot,
+              Map.copyOf(config),
+              podUid,
+              healthTaintEffect,
+              healthRecoveryDelay,
+              extendedResourcePolicy,
+              deviceMetadata,
+              warmUp,
+              fatalHandler));
     }
 
     private static void require(Object value, String name) {
       if (value == null || (value instanceof String s && s.isBlank())) {
         throw new IllegalArgumentException("DraDriver: " + name + " is required");
       }
-      Objects.requireNonNull(value);
     }
   }
 }

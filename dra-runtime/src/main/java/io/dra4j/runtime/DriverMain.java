@@ -3,7 +3,6 @@ package io.dra4j.runtime;
 import io.dra4j.api.provider.DeviceEnricher;
 import io.dra4j.api.provider.DeviceProvider;
 import io.dra4j.runtime.kube.HttpKubeClient;
-import io.dra4j.runtime.kube.KubeClient;
 import io.dra4j.runtime.kube.KubeConfig;
 import io.dra4j.runtime.status.StatusServer;
 import java.io.PrintStream;
@@ -12,6 +11,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
@@ -20,11 +20,13 @@ import org.slf4j.LoggerFactory;
 /**
  * The command-line launcher of a driver: parses {@link DriverOptions}, finds the {@link
  * DeviceProvider} and every {@link DeviceEnricher} on the class path with {@link ServiceLoader},
- * connects to the API server (kubeconfig or in-cluster), starts a {@link DraDriver} and the status
- * endpoint, and stops gracefully on SIGTERM.
+ * connects to the API server (kubeconfig or in-cluster), starts the status endpoint and a {@link
+ * DraDriver}, and stops gracefully on SIGTERM.
  *
- * <p>Exit codes: 0 after a signal, 1 when the driver stopped on its own (e.g. the extended-resource
- * guard's {@code fail} policy), 2 for a usage error.
+ * <p>Exit status: after SIGTERM the JVM reports 143 (128 + signal 15) once the graceful close ran;
+ * 1 when the driver failed to start or stopped on its own (the extended-resource guard's {@code
+ * fail} policy); 2 for a usage or configuration error; 0 when {@link #run} returns normally
+ * in-process.
  */
 public final class DriverMain {
   private static final Logger LOG = LoggerFactory.getLogger(DriverMain.class);
@@ -32,24 +34,22 @@ public final class DriverMain {
   private DriverMain() {}
 
   public static void main(String[] args) {
-    System.exit(run(Arrays.asList(args), Optional.empty(), System.getenv(), System.err));
+    System.exit(run(Arrays.asList(args), Map.of(), System.getenv(), System.err));
   }
 
   /**
    * Runs a driver until it is stopped.
    *
-   * @param defaultProvider the provider to use when {@code --provider} is not given and several are
-   *     on the class path
-   * @return the process exit code
+   * @param defaults flag values used when neither the flag nor its environment variable is given,
+   *     by flag name without dashes, e.g. {@code provider=fake, driver-name=gpu.example.com}: how a
+   *     vendor's launcher sets its own defaults
+   * @return the process exit status
    */
   public static int run(
-      List<String> args,
-      Optional<String> defaultProvider,
-      Map<String, String> env,
-      PrintStream err) {
+      List<String> args, Map<String, String> defaults, Map<String, String> env, PrintStream err) {
     DriverOptions options;
     try {
-      options = DriverOptions.parse(args, env);
+      options = DriverOptions.parse(args, defaults, env);
     } catch (DriverOptions.HelpRequested help) {
       err.println(DriverOptions.USAGE);
       return 0;
@@ -59,23 +59,24 @@ public final class DriverMain {
       return 2;
     }
     DeviceProvider provider;
+    HttpKubeClient client;
     try {
-      provider = findProvider(options.provider().or(() -> defaultProvider));
-    } catch (IllegalStateException e) {
+      provider = findProvider(options.provider());
+      client =
+          HttpKubeClient.builder(
+                  options
+                      .kubeconfig()
+                      .map(KubeConfig::fromKubeconfig)
+                      .orElseGet(KubeConfig::inCluster))
+              .rateLimit(options.kubeApiQps(), options.kubeApiBurst())
+              .build();
+    } catch (IllegalStateException | IllegalArgumentException | ServiceConfigurationError e) {
       err.println("error: " + e.getMessage());
       return 2;
     }
     List<DeviceEnricher> enrichers = new ArrayList<>();
     ServiceLoader.load(DeviceEnricher.class).forEach(enrichers::add);
 
-    KubeClient client =
-        HttpKubeClient.builder(
-                options
-                    .kubeconfig()
-                    .map(KubeConfig::fromKubeconfig)
-                    .orElseGet(KubeConfig::inCluster))
-            .rateLimit(options.kubeApiQps(), options.kubeApiBurst())
-            .build();
     DraDriver.Builder builder =
         DraDriver.builder()
             .driverName(options.driverName())
@@ -95,41 +96,54 @@ public final class DriverMain {
             .deviceMetadata(options.deviceMetadata())
             .warmUp(options.warmUp());
     options.podUid().ifPresent(builder::podUid);
-    DraDriver driver = builder.build();
+    DraDriver driver;
+    try {
+      driver = builder.build();
+    } catch (IllegalArgumentException e) {
+      err.println("error: " + e.getMessage());
+      client.close();
+      return 2;
+    }
     StatusServer status = null;
     Thread hook = new Thread(driver::close, "dra4j-shutdown");
+    Runtime.getRuntime().addShutdownHook(hook);
     try {
-      Runtime.getRuntime().addShutdownHook(hook);
-      driver.start();
+      // Probes get answers while the driver starts: alive, not yet ready.
       if (options.healthPort() >= 0) {
         status =
             StatusServer.start(
-                "0.0.0.0",
                 options.healthPort(),
                 driver::isAlive,
                 driver::isReady,
                 () -> DriverReports.statusJson(driver),
                 () -> DriverReports.metricsText(driver));
       }
+      driver.start();
       driver.awaitTermination();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (Exception e) {
-      LOG.error("driver {} failed to start: {}", options.driverName(), e.toString(), e);
+      LOG.error("driver {} failed: {}", options.driverName(), e.toString(), e);
       err.println("error: " + e.getMessage());
-      driver.close();
       return 1;
     } finally {
+      driver.close();
       if (status != null) {
         status.close();
       }
       client.close();
+      try {
+        Runtime.getRuntime().removeShutdownHook(hook);
+      } catch (IllegalStateException e) {
+        // The JVM is already shutting down (a signal): the hook is running.
+      }
     }
     return driver.fatalReason().isPresent() ? 1 : 0;
   }
 
   /**
-   * The provider named {@code name}, or the only one on the class path.
+   * The provider named {@code name}, or the only one on the class path. The others found are closed
+   * again.
    *
    * @throws IllegalStateException listing what was found when the choice is impossible
    */
@@ -137,21 +151,27 @@ public final class DriverMain {
     List<DeviceProvider> all = new ArrayList<>();
     ServiceLoader.load(DeviceProvider.class).forEach(all::add);
     String found = all.stream().map(DeviceProvider::name).collect(Collectors.joining(", "));
+    Optional<DeviceProvider> chosen;
     if (name.isPresent()) {
-      return all.stream()
-          .filter(p -> p.name().equals(name.get()))
-          .findFirst()
-          .orElseThrow(
-              () ->
-                  new IllegalStateException(
-                      "no DeviceProvider named \""
-                          + name.get()
-                          + "\" on the class path (found: "
-                          + (found.isEmpty() ? "none" : found)
-                          + ")"));
+      chosen = all.stream().filter(p -> p.name().equals(name.get())).findFirst();
+    } else {
+      chosen = all.size() == 1 ? Optional.of(all.get(0)) : Optional.empty();
     }
-    if (all.size() == 1) {
-      return all.get(0);
+    for (DeviceProvider p : all) {
+      if (chosen.isEmpty() || p != chosen.get()) {
+        p.close();
+      }
+    }
+    if (chosen.isPresent()) {
+      return chosen.get();
+    }
+    if (name.isPresent()) {
+      throw new IllegalStateException(
+          "no DeviceProvider named \""
+              + name.get()
+              + "\" on the class path (found: "
+              + (found.isEmpty() ? "none" : found)
+              + ")");
     }
     throw new IllegalStateException(
         all.isEmpty()

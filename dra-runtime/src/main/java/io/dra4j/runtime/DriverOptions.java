@@ -64,9 +64,6 @@ public record DriverOptions(
     int kubeApiBurst,
     Map<String, String> providerConfig) {
 
-  /** Default driver name of the examples. */
-  public static final String DEFAULT_DRIVER_NAME = "gpu.example.com";
-
   public static final int DEFAULT_HEALTH_PORT = 8081;
 
   /**
@@ -86,9 +83,7 @@ public record DriverOptions(
       String.join(
           "\n",
           "flags (environment variable in brackets):",
-          "  --driver-name NAME            DRA driver name [DRIVER_NAME] (default "
-              + DEFAULT_DRIVER_NAME
-              + ")",
+          "  --driver-name NAME            DRA driver name [DRIVER_NAME]",
           "  --node-name NAME              this node, required [NODE_NAME]",
           "  --kubeconfig FILE             kubeconfig; in-cluster config when absent [KUBECONFIG]",
           "  --registrar-dir DIR           default /var/lib/kubelet/plugins_registry",
@@ -114,12 +109,14 @@ public record DriverOptions(
   /**
    * Parses the command line.
    *
+   * @param defaults values for flags given neither on the command line nor in the environment, by
+   *     flag name without dashes (a launcher's own defaults, e.g. {@code driver-name})
    * @throws IllegalArgumentException naming the flag and the rule
    */
-  public static DriverOptions parse(List<String> args, Map<String, String> env) {
+  public static DriverOptions parse(
+      List<String> args, Map<String, String> defaults, Map<String, String> env) {
     Map<String, String> flags = new TreeMap<>();
     Map<String, String> providerConfig = new TreeMap<>();
-    List<String> booleans = List.of("device-metadata", "no-warm-up", "help");
     for (int i = 0; i < args.size(); i++) {
       String arg = args.get(i);
       if (!arg.startsWith("--") || arg.length() == 2) {
@@ -132,12 +129,17 @@ public record DriverOptions(
       if (eq >= 0) {
         value = name.substring(eq + 1);
         name = name.substring(0, eq);
-      } else if (booleans.contains(name)) {
+      } else if (BOOLEANS.contains(name)) {
         value = "true";
-      } else if (i + 1 < args.size()) {
+      } else if (i + 1 < args.size() && !args.get(i + 1).startsWith("--")) {
         value = args.get(++i);
       } else {
+        // A missing value must not swallow the next flag (a typo'd boolean would hide it).
         throw new IllegalArgumentException("flag --" + name + " needs a value");
+      }
+      if (BOOLEANS.contains(name) && !value.equals("true") && !value.equals("false")) {
+        throw new IllegalArgumentException(
+            "flag --" + name + "=" + value + ": a switch is true or false");
       }
       if (name.equals("config")) {
         int kv = value.indexOf('=');
@@ -152,24 +154,39 @@ public record DriverOptions(
         providerConfig.put(name, value);
       }
     }
-    if (flags.containsKey("help")) {
+    if (on(flags, "help")) {
       throw new HelpRequested();
     }
-    String driver = flag(flags, env, "driver-name", "DRIVER_NAME").orElse(DEFAULT_DRIVER_NAME);
+    for (Map.Entry<String, String> d : defaults.entrySet()) {
+      if (!KNOWN.contains(d.getKey())) {
+        throw new IllegalArgumentException("default for unknown flag --" + d.getKey());
+      }
+    }
+    String driver =
+        flag(flags, env, defaults, "driver-name", "DRIVER_NAME")
+            .orElseThrow(
+                () ->
+                    new IllegalArgumentException(
+                        "flag --driver-name (or DRIVER_NAME) is required: the DRA driver name,"
+                            + " e.g. gpu.example.com"));
     String node =
-        flag(flags, env, "node-name", "NODE_NAME")
+        flag(flags, env, defaults, "node-name", "NODE_NAME")
             .orElseThrow(
                 () ->
                     new IllegalArgumentException(
                         "flag --node-name (or NODE_NAME) is required: the node this driver runs"
                             + " on"));
     Optional<Path> kubeconfig =
-        flag(flags, env, "kubeconfig", "KUBECONFIG").filter(s -> !s.isBlank()).map(Path::of);
+        flag(flags, env, defaults, "kubeconfig", "KUBECONFIG").map(DriverOptions::kubeconfigPath);
+    flags.putAll(
+        defaults.entrySet().stream()
+            .filter(e -> !flags.containsKey(e.getKey()))
+            .collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)));
     Path registrar =
         Path.of(flags.getOrDefault("registrar-dir", "/var/lib/kubelet/plugins_registry"));
     Path plugin = Path.of(flags.getOrDefault("plugin-dir", "/var/lib/kubelet/plugins/" + driver));
     Path cdi = Path.of(flags.getOrDefault("cdi-dir", "/var/run/cdi"));
-    Optional<String> podUid = flag(flags, env, "pod-uid", "POD_UID").filter(s -> !s.isBlank());
+    Optional<String> podUid = flag(flags, env, defaults, "pod-uid", "POD_UID");
     Optional<String> provider = Optional.ofNullable(flags.get("provider"));
     Path sysfs = Path.of(flags.getOrDefault("sysfs-root", "/sys"));
     Path dev = Path.of(flags.getOrDefault("dev-root", "/dev"));
@@ -223,8 +240,8 @@ public record DriverOptions(
         policy,
         effect,
         recovery,
-        flags.containsKey("device-metadata"),
-        !flags.containsKey("no-warm-up"),
+        on(flags, "device-metadata"),
+        !on(flags, "no-warm-up"),
         qps,
         burst,
         providerConfig);
@@ -252,13 +269,34 @@ public record DriverOptions(
           "kube-api-burst",
           "help");
 
+  private static final List<String> BOOLEANS = List.of("device-metadata", "no-warm-up", "help");
+
+  private static boolean on(Map<String, String> flags, String name) {
+    return "true".equals(flags.get(name));
+  }
+
+  /** Flag, else environment (a blank variable counts as unset), else the launcher's default. */
   private static Optional<String> flag(
-      Map<String, String> flags, Map<String, String> env, String name, String envName) {
-    String v = flags.get(name);
-    if (v == null) {
-      v = env.get(envName);
+      Map<String, String> flags,
+      Map<String, String> env,
+      Map<String, String> defaults,
+      String name,
+      String envName) {
+    return Optional.ofNullable(flags.get(name))
+        .or(() -> Optional.ofNullable(env.get(envName)))
+        .filter(v -> !v.isBlank())
+        .or(() -> Optional.ofNullable(defaults.get(name)));
+  }
+
+  /** KUBECONFIG may list several files (kubectl merges them); this client reads one. */
+  private static Path kubeconfigPath(String value) {
+    if (value.contains(":")) {
+      throw new IllegalArgumentException(
+          "KUBECONFIG \""
+              + value
+              + "\" lists several files; dra4j reads one kubeconfig: pass it with --kubeconfig");
     }
-    return Optional.ofNullable(v);
+    return Path.of(value);
   }
 
   private static int integer(Map<String, String> flags, String name, int defaultValue) {

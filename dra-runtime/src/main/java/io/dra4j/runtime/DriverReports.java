@@ -3,12 +3,10 @@ package io.dra4j.runtime;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import io.dra4j.api.health.HealthStatus;
 import io.dra4j.api.provider.Pool;
-import io.dra4j.runtime.claims.ClaimStats;
 import io.dra4j.runtime.extendedresource.GuardReport;
 import io.dra4j.runtime.health.HealthView;
 import io.dra4j.runtime.kube.KubeJson;
 import io.dra4j.runtime.kubelet.RegistrationStatus;
-import io.dra4j.runtime.slices.PublisherStats;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -46,10 +44,10 @@ final class DriverReports {
               "taintedDevices", p.devices().stream().filter(d -> !d.taints().isEmpty()).count()));
     }
     status.put("publishedPools", pools);
-    status.put("slices", driver.publisherStats());
-    status.put("claims", driver.claimStats());
+    driver.publisherStats().ifPresent(s -> status.put("slices", s));
+    driver.claimStats().ifPresent(c -> status.put("claims", c));
     driver.healthView().ifPresent(h -> status.put("health", health(h)));
-    status.put("extendedResources", guard(driver.guardReport()));
+    driver.guardReport().ifPresent(g -> status.put("extendedResources", guard(g)));
     try {
       return KubeJson.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(status) + "\n";
     } catch (JsonProcessingException e) {
@@ -110,26 +108,41 @@ final class DriverReports {
         "dra4j_published_devices",
         "Devices handed to the slice publisher.",
         driver.publishedInventory().stream().mapToLong(p -> p.devices().size()).sum());
-    PublisherStats s = driver.publisherStats();
-    m.counter("dra4j_slice_creates_total", "ResourceSlices created.", s.creates());
-    m.counter("dra4j_slice_updates_total", "ResourceSlices updated.", s.updates());
-    m.counter("dra4j_slice_deletes_total", "ResourceSlices deleted.", s.deletes());
-    m.counter("dra4j_slice_failures_total", "Failed slice API calls.", s.failures());
-    m.counter(
-        "dra4j_slice_validation_failures_total",
-        "Pools not published because they broke an API rule.",
-        s.validationFailures());
-    ClaimStats c = driver.claimStats();
-    m.counter("dra4j_claims_prepared_total", "Claims prepared (first time).", c.prepared());
-    m.counter(
-        "dra4j_claims_prepare_repeats_total",
-        "Repeated prepares answered from the checkpoint.",
-        c.repeated());
-    m.counter("dra4j_claim_prepare_failures_total", "Failed claim prepares.", c.prepareFailures());
-    m.counter("dra4j_claims_unprepared_total", "Claims unprepared.", c.unprepared());
-    m.counter(
-        "dra4j_claim_unprepare_failures_total", "Failed claim unprepares.", c.unprepareFailures());
-    m.gauge("dra4j_claims_prepared", "Claims prepared on this node now.", c.preparedNow());
+    driver
+        .publisherStats()
+        .ifPresent(
+            s -> {
+              m.counter("dra4j_slice_creates_total", "ResourceSlices created.", s.creates());
+              m.counter("dra4j_slice_updates_total", "ResourceSlices updated.", s.updates());
+              m.counter("dra4j_slice_deletes_total", "ResourceSlices deleted.", s.deletes());
+              m.counter("dra4j_slice_failures_total", "Failed slice API calls.", s.failures());
+              m.counter(
+                  "dra4j_slice_validation_failures_total",
+                  "Pools not published because they broke an API rule.",
+                  s.validationFailures());
+            });
+    driver
+        .claimStats()
+        .ifPresent(
+            c -> {
+              m.counter(
+                  "dra4j_claims_prepared_total", "Claims prepared (first time).", c.prepared());
+              m.counter(
+                  "dra4j_claims_prepare_repeats_total",
+                  "Repeated prepares answered from the checkpoint.",
+                  c.repeated());
+              m.counter(
+                  "dra4j_claim_prepare_failures_total",
+                  "Failed claim prepares.",
+                  c.prepareFailures());
+              m.counter("dra4j_claims_unprepared_total", "Claims unprepared.", c.unprepared());
+              m.counter(
+                  "dra4j_claim_unprepare_failures_total",
+                  "Failed claim unprepares.",
+                  c.unprepareFailures());
+              m.gauge(
+                  "dra4j_claims_prepared", "Claims prepared on this node now.", c.preparedNow());
+            });
     Optional<HealthView> h = driver.healthView();
     if (h.isPresent()) {
       m.gauge(
@@ -141,10 +154,14 @@ final class DriverReports {
           "Devices tainted for health.",
           h.get().devices().stream().filter(HealthView.DeviceState::tainted).count());
     }
-    m.gauge(
-        "dra4j_extended_resource_conflicts",
-        "Extended resources a device plugin still serves on this node.",
-        driver.guardReport().conflicts().size());
+    driver
+        .guardReport()
+        .ifPresent(
+            g ->
+                m.gauge(
+                    "dra4j_extended_resource_conflicts",
+                    "Extended resources a device plugin still serves on this node.",
+                    g.conflicts().size()));
     return m.toString();
   }
 

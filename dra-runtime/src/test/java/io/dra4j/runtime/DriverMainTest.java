@@ -113,18 +113,34 @@ class DriverMainTest {
     int rc =
         DriverMain.run(
             List.of("--health-port", "x"),
-            Optional.empty(),
-            Map.of("NODE_NAME", "n"),
+            Map.of(),
+            Map.of("NODE_NAME", "n", "DRIVER_NAME", "gpu.example.com"),
             new PrintStream(err, true, StandardCharsets.UTF_8));
     assertThat(rc).isEqualTo(2);
     assertThat(err.toString(StandardCharsets.UTF_8))
         .contains("flag --health-port \"x\" must be an integer");
     rc =
         DriverMain.run(
-            List.of(),
-            Optional.empty(),
-            Map.of(),
-            new PrintStream(OutputStream.nullOutputStream()));
+            List.of(), Map.of(), Map.of(), new PrintStream(OutputStream.nullOutputStream()));
     assertThat(rc).isEqualTo(2);
+  }
+
+  @Test
+  void configurationErrorsBeforeStartAreReportedNotThrown() throws Exception {
+    // No KUBERNETES_SERVICE_HOST here: in-cluster configuration is impossible. The message must
+    // say so on stderr with status 2, not end in a stack trace.
+    Path jar = vendorJar("AcmeProvider", "acme");
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int rc =
+        withClassPath(
+            List.of(jar),
+            () ->
+                DriverMain.run(
+                    List.of("--node-name", "n", "--driver-name", "acme.example.com"),
+                    Map.of(),
+                    Map.of(),
+                    new PrintStream(err, true, StandardCharsets.UTF_8)));
+    assertThat(rc).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).startsWith("error: ");
   }
 }

@@ -12,44 +12,70 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class DriverOptionsTest {
+  private static final Map<String, String> DRIVER = Map.of("DRIVER_NAME", "gpu.example.com");
+
+  private static DriverOptions parse(List<String> args, Map<String, String> env) {
+    return DriverOptions.parse(args, Map.of(), env);
+  }
 
   @Test
   void defaultsFollowTheKubeletLayout() {
-    DriverOptions o = DriverOptions.parse(List.of("--node-name", "n1"), Map.of());
+    DriverOptions o = parse(List.of("--node-name", "n1"), DRIVER);
     assertThat(o.driverName()).isEqualTo("gpu.example.com");
     assertThat(o.registrarDirectory()).isEqualTo(Path.of("/var/lib/kubelet/plugins_registry"));
     assertThat(o.pluginDirectory()).isEqualTo(Path.of("/var/lib/kubelet/plugins/gpu.example.com"));
     assertThat(o.cdiDirectory()).isEqualTo(Path.of("/var/run/cdi"));
     assertThat(o.kubeconfig()).isEmpty();
     assertThat(o.podUid()).isEmpty();
+    assertThat(o.provider()).isEmpty();
     assertThat(o.extendedResourceConflict()).isEqualTo(ExtendedResourceGuard.Policy.WAIT);
     assertThat(o.healthTaintEffect()).isEqualTo(TaintEffect.NO_SCHEDULE);
     assertThat(o.warmUp()).isTrue();
+    assertThat(o.deviceMetadata()).isFalse();
     assertThat(o.providerConfig()).isEmpty();
     assertThat(o.kubeApiQps()).isEqualTo(50);
     assertThat(o.kubeApiBurst()).isEqualTo(100);
   }
 
   @Test
-  void environmentFillsThePerPodFlagsAndFlagsWin() {
+  void flagsBeatTheEnvironmentWhichBeatsTheLaunchersDefaults() {
     Map<String, String> env =
         Map.of(
             "DRIVER_NAME", "nic.example.com",
             "NODE_NAME", "node-a",
             "KUBECONFIG", "/etc/kube/config",
             "POD_UID", "1234");
-    DriverOptions o = DriverOptions.parse(List.of("--node-name=node-b"), env);
+    Map<String, String> defaults = Map.of("driver-name", "gpu.example.com", "provider", "fake");
+    DriverOptions o = DriverOptions.parse(List.of("--node-name=node-b"), defaults, env);
     assertThat(o.driverName()).isEqualTo("nic.example.com");
     assertThat(o.nodeName()).isEqualTo("node-b");
     assertThat(o.kubeconfig()).contains(Path.of("/etc/kube/config"));
     assertThat(o.podUid()).contains("1234");
+    assertThat(o.provider()).contains("fake");
     assertThat(o.pluginDirectory()).isEqualTo(Path.of("/var/lib/kubelet/plugins/nic.example.com"));
+
+    DriverOptions d = DriverOptions.parse(List.of(), defaults, Map.of("NODE_NAME", "n"));
+    assertThat(d.driverName()).isEqualTo("gpu.example.com");
+  }
+
+  @Test
+  void blankEnvironmentVariablesCountAsUnset() {
+    DriverOptions o =
+        DriverOptions.parse(
+            List.of(),
+            Map.of("driver-name", "gpu.example.com"),
+            Map.of("DRIVER_NAME", "", "NODE_NAME", "n", "POD_UID", " ", "KUBECONFIG", ""));
+    assertThat(o.driverName()).isEqualTo("gpu.example.com");
+    assertThat(o.podUid()).isEmpty();
+    assertThat(o.kubeconfig()).isEmpty();
+    assertThatThrownBy(() -> parse(List.of(), Map.of("NODE_NAME", " ", "DRIVER_NAME", "d.io")))
+        .hasMessageContaining("--node-name (or NODE_NAME) is required");
   }
 
   @Test
   void unknownFlagsAreProviderSettings() {
     DriverOptions o =
-        DriverOptions.parse(
+        parse(
             List.of(
                 "--node-name",
                 "n",
@@ -65,8 +91,8 @@ class DriverOptionsTest {
                 "--health-recovery-delay",
                 "90s",
                 "--no-warm-up",
-                "--device-metadata"),
-            Map.of());
+                "--device-metadata=true"),
+            DRIVER);
     assertThat(o.providerConfig())
         .containsExactlyInAnyOrderEntriesOf(
             Map.of("devices", "4", "numa-attribute-form", "list", "memory", "40Gi"));
@@ -78,31 +104,52 @@ class DriverOptionsTest {
   }
 
   @Test
+  void switchesSetToFalseAreOff() {
+    DriverOptions o =
+        parse(List.of("--node-name", "n", "--device-metadata=false", "--no-warm-up=false"), DRIVER);
+    assertThat(o.deviceMetadata()).isFalse();
+    assertThat(o.warmUp()).isTrue();
+    assertThatThrownBy(() -> parse(List.of("--node-name", "n", "--device-metadata=yes"), DRIVER))
+        .hasMessageContaining("--device-metadata=yes: a switch is true or false");
+  }
+
+  @Test
+  void aFlagWithoutItsValueDoesNotSwallowTheNextFlag() {
+    assertThatThrownBy(
+            () -> parse(List.of("--node-name", "n", "--devcies", "--no-warm-up"), DRIVER))
+        .hasMessageContaining("flag --devcies needs a value");
+  }
+
+  @Test
   void badInputNamesTheFlagAndTheRule() {
-    assertThatThrownBy(() -> DriverOptions.parse(List.of(), Map.of()))
+    assertThatThrownBy(() -> parse(List.of(), DRIVER))
         .hasMessageContaining("--node-name (or NODE_NAME) is required");
+    assertThatThrownBy(() -> parse(List.of("--node-name", "n"), Map.of()))
+        .hasMessageContaining("--driver-name (or DRIVER_NAME) is required");
     assertThatThrownBy(
             () ->
-                DriverOptions.parse(
-                    List.of("--node-name", "n", "--extended-resource-conflict", "maybe"), Map.of()))
+                parse(List.of("--node-name", "n", "--extended-resource-conflict", "maybe"), DRIVER))
         .hasMessageContaining("must be one of wait|warn|fail");
     assertThatThrownBy(
-            () ->
-                DriverOptions.parse(
-                    List.of("--node-name", "n", "--health-recovery-delay", "soon"), Map.of()))
+            () -> parse(List.of("--node-name", "n", "--health-recovery-delay", "soon"), DRIVER))
         .hasMessageContaining("must be a duration");
-    assertThatThrownBy(() -> DriverOptions.parse(List.of("--node-name"), Map.of()))
+    assertThatThrownBy(() -> parse(List.of("--node-name"), DRIVER))
         .hasMessageContaining("flag --node-name needs a value");
-    assertThatThrownBy(() -> DriverOptions.parse(List.of("run"), Map.of()))
+    assertThatThrownBy(() -> parse(List.of("run"), DRIVER))
         .hasMessageContaining("unexpected argument \"run\"");
     assertThatThrownBy(
             () ->
-                DriverOptions.parse(
+                parse(
                     List.of("--node-name", "n", "--health-taint-effect", "PreferNoSchedule"),
-                    Map.of()))
+                    DRIVER))
         .hasMessageContaining("--health-taint-effect");
-    assertThatThrownBy(
-            () -> DriverOptions.parse(List.of("--node-name", "n", "--kube-api-qps", "0"), Map.of()))
+    assertThatThrownBy(() -> parse(List.of("--node-name", "n", "--kube-api-qps", "0"), DRIVER))
         .hasMessageContaining("flag --kube-api-qps \"0\" must be a number above 0");
+    assertThatThrownBy(
+            () ->
+                parse(
+                    List.of("--node-name", "n"),
+                    Map.of("DRIVER_NAME", "d.io", "KUBECONFIG", "a:b")))
+        .hasMessageContaining("lists several files");
   }
 }

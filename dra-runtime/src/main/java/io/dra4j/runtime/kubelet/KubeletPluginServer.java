@@ -566,7 +566,12 @@ public final class KubeletPluginServer implements AutoCloseable {
     }
   }
 
-  static void checkDriverName(String name) {
+  /**
+   * Checks a DRA driver name against the rules the kubelet and the API server apply.
+   *
+   * @throws IllegalArgumentException naming the rule
+   */
+  public static void checkDriverName(String name) {
     String rule =
         "must be a lower-case DNS subdomain (labels of a-z, 0-9 and '-', separated by '.') of at"
             + " most "

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
@@ -24,48 +25,66 @@ public final class StatusServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(StatusServer.class);
 
   private final HttpServer server;
+  private final ExecutorService executor;
 
-  private StatusServer(HttpServer server) {
+  private StatusServer(HttpServer server, ExecutorService executor) {
     this.server = server;
+    this.executor = executor;
   }
 
   /**
    * Starts serving.
    *
-   * @param port 0 picks a free port
+   * @param port on every local address (IPv4 and IPv6); 0 picks a free port
    * @param alive answers /healthz
    * @param ready answers /readyz
    * @param statusJson the body of /status
    * @param metricsText the body of /metrics
    */
   public static StatusServer start(
-      String host,
       int port,
       BooleanSupplier alive,
       BooleanSupplier ready,
       Supplier<String> statusJson,
       Supplier<String> metricsText)
       throws IOException {
-    HttpServer server = HttpServer.create(new InetSocketAddress(host, port), 16);
-    server.setExecutor(
+    HttpServer server = HttpServer.create(new InetSocketAddress(port), 16);
+    ExecutorService executor =
         Executors.newSingleThreadExecutor(
             r -> {
               Thread t = new Thread(r, "dra4j-status");
               t.setDaemon(true);
               return t;
-            }));
+            });
+    server.setExecutor(executor);
     server.createContext("/healthz", ex -> probe(ex, alive));
     server.createContext("/readyz", ex -> probe(ex, ready));
-    server.createContext("/status", ex -> respond(ex, 200, "application/json", statusJson.get()));
-    server.createContext(
-        "/metrics", ex -> respond(ex, 200, "text/plain; version=0.0.4", metricsText.get()));
+    server.createContext("/status", ex -> report(ex, "application/json", statusJson));
+    server.createContext("/metrics", ex -> report(ex, "text/plain; version=0.0.4", metricsText));
     server.start();
-    LOG.info("status endpoint on http://{}:{}/status", host, server.getAddress().getPort());
-    return new StatusServer(server);
+    LOG.info("status endpoint on port {}: /healthz /readyz /status /metrics", port(server));
+    return new StatusServer(server, executor);
   }
 
   public int port() {
+    return port(server);
+  }
+
+  private static int port(HttpServer server) {
     return server.getAddress().getPort();
+  }
+
+  private static void report(HttpExchange ex, String type, Supplier<String> body)
+      throws IOException {
+    String text;
+    try {
+      text = body.get();
+    } catch (RuntimeException e) {
+      // A report that cannot be built is a server error, not a silently dropped connection.
+      respond(ex, 500, "text/plain", "error: " + e + "\n");
+      return;
+    }
+    respond(ex, 200, type, text);
   }
 
   private static void probe(HttpExchange ex, BooleanSupplier check) throws IOException {
@@ -91,5 +110,6 @@ public final class StatusServer implements AutoCloseable {
   @Override
   public void close() {
     server.stop(0);
+    executor.shutdownNow();
   }
 }

@@ -150,17 +150,17 @@ final class FakeDemo {
               .sysfsRoot(sysfs)
               .config(Map.of("devices", "4", "pci-bus-ids", String.join(",", SampleSysfs.BUS_IDS)))
               .healthRecoveryDelay(Duration.ofSeconds(2))
-              .build()
-              .start();
+              .build();
+      driver.start();
       PluginInstance plugin = kubelet.awaitPlugin(DRIVER, WAIT);
       say(
           "registered with the kubelet: "
               + plugin.draVersion().service()
               + plugin.healthVersion().map(h -> ", health stream " + h.service()).orElse("")
               + "; sockets "
-              + driver.registrationSocket().getFileName()
+              + driver.registrationSocket().orElseThrow().getFileName()
               + " and "
-              + driver.draSocket().getFileName());
+              + driver.draSocket().orElseThrow().getFileName());
 
       step("The driver publishes its ResourceSlices");
       require(driver.awaitPublished(WAIT), "slices published");

@@ -13,6 +13,9 @@ import java.util.Optional;
  * no-cluster demo, and a DeviceClass generator.
  */
 public final class FakeDriverMain {
+  /** The driver name when neither --driver-name nor DRIVER_NAME says otherwise. */
+  static final String DEFAULT_DRIVER_NAME = "gpu.example.com";
+
   static final String USAGE =
       String.join(
           "\n",
@@ -39,7 +42,8 @@ public final class FakeDriverMain {
     List<String> rest = args.subList(1, args.size());
     switch (args.get(0)) {
       case "run":
-        return DriverMain.run(rest, Optional.of("fake"), env, err);
+        return DriverMain.run(
+            rest, Map.of("provider", "fake", "driver-name", DEFAULT_DRIVER_NAME), env, err);
       case "demo":
         return FakeDemo.run(rest, out, err);
       case "deviceclass":
@@ -57,7 +61,7 @@ public final class FakeDriverMain {
 
   private static int deviceClass(
       List<String> args, Map<String, String> env, PrintStream out, PrintStream err) {
-    String driver = env.getOrDefault("DRIVER_NAME", "gpu.example.com");
+    String driver = env.getOrDefault("DRIVER_NAME", DEFAULT_DRIVER_NAME);
     Optional<String> className = Optional.empty();
     Optional<String> name = Optional.empty();
     for (int i = 0; i < args.size(); i++) {

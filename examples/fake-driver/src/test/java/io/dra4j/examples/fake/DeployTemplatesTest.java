@@ -172,7 +172,7 @@ class DeployTemplatesTest {
             "DRIVER_NAME", env(daemonSet, "DRIVER_NAME"),
             "NODE_NAME", "node-1",
             "POD_UID", "8a1e2f4c-9d3b-4f6a-b1c2-0d9e8f7a6b5c");
-    DriverOptions options = DriverOptions.parse(args.subList(1, args.size()), env);
+    DriverOptions options = DriverOptions.parse(args.subList(1, args.size()), Map.of(), env);
     assertThat(options.podUid()).isPresent();
     Map<String, String> mounts = new HashMap<>();
     container

@@ -11,6 +11,11 @@ import io.dra4j.runtime.kube.ResourceSlice;
 import io.dra4j.testkit.kubelet.KubeletSimulator;
 import io.dra4j.testkit.kubelet.PluginInstance;
 import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -61,6 +66,10 @@ class RunCommandIT {
     }
     Path registry = Files.createDirectories(dir.resolve("registry"));
     Path plugins = dir.resolve("plugins");
+    int healthPort;
+    try (ServerSocket s = new ServerSocket(0)) {
+      healthPort = s.getLocalPort();
+    }
     Process driver =
         start(
             dir.resolve("driver.log"),
@@ -78,7 +87,7 @@ class RunCommandIT {
             "--cdi-dir",
             Files.createDirectories(dir.resolve("cdi")).toString(),
             "--health-port",
-            "0",
+            Integer.toString(healthPort),
             "--devices",
             "3");
     try (KubeletSimulator kubelet = KubeletSimulator.start(registry);
@@ -97,6 +106,19 @@ class RunCommandIT {
                   == 3,
           "3 devices published");
 
+      // The status endpoint the DaemonSet's probes use.
+      HttpClient http = HttpClient.newHttpClient();
+      await(() -> get(http, healthPort, "/readyz").statusCode() == 200, "ready");
+      assertThat(get(http, healthPort, "/healthz").statusCode()).isEqualTo(200);
+      HttpResponse<String> status = get(http, healthPort, "/status");
+      assertThat(status.headers().firstValue("Content-Type")).contains("application/json");
+      assertThat(status.body())
+          .contains("\"driver\" : \"gpu.example.com\"")
+          .contains("\"registered\" : true");
+      assertThat(get(http, healthPort, "/metrics").body())
+          .contains("dra4j_ready{driver=\"gpu.example.com\"} 1")
+          .contains("dra4j_published_devices{driver=\"gpu.example.com\"} 3");
+
       driver.destroy(); // SIGTERM, as the kubelet stops a pod
       assertThat(driver.waitFor(30, TimeUnit.SECONDS)).isTrue();
       // 143 = 128 + SIGTERM: the JVM's status after its shutdown hooks ran (our graceful close).
@@ -105,6 +127,12 @@ class RunCommandIT {
       assertThat(plugin.endpoint()).doesNotExist();
       assertThat(log("driver.log")).contains("driver gpu.example.com stopping");
     }
+  }
+
+  private static HttpResponse<String> get(HttpClient http, int port, String path) throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   private Process start(Path log, String... args) throws IOException {

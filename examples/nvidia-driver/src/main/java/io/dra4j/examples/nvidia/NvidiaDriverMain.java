@@ -17,7 +17,6 @@ import io.dra4j.runtime.cdi.ClaimSpec;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -51,27 +50,17 @@ public final class NvidiaDriverMain {
     List<String> rest = args.subList(1, args.size());
     switch (args.get(0)) {
       case "run":
-        return DriverMain.run(withDefaultDriverName(rest, env), Optional.of("nvidia"), env, err);
+        return DriverMain.run(
+            rest,
+            Map.of("provider", "nvidia", "driver-name", NvidiaDiscoverCommand.DEFAULT_DRIVER_NAME),
+            env,
+            err);
       case "discover":
         return discover(rest, env, out, err);
       default:
         err.println("unknown command \"" + args.get(0) + "\": use run or discover");
         return 2;
     }
-  }
-
-  private static List<String> withDefaultDriverName(List<String> args, Map<String, String> env) {
-    boolean given =
-        env.containsKey("DRIVER_NAME")
-            || args.stream()
-                .anyMatch(a -> a.equals("--driver-name") || a.startsWith("--driver-name="));
-    if (given) {
-      return args;
-    }
-    List<String> all =
-        new ArrayList<>(List.of("--driver-name", NvidiaDiscoverCommand.DEFAULT_DRIVER_NAME));
-    all.addAll(args);
-    return all;
   }
 
   private static int discover(
