@@ -12,6 +12,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.stream.Collectors;
 
 /**
  * The command line of a driver: what {@link DriverMain} parses and turns into a {@link DraDriver}.
@@ -66,10 +67,7 @@ public record DriverOptions(
 
   public static final int DEFAULT_HEALTH_PORT = 8081;
 
-  /**
-   * Every prepare reads its claim from the API server, on the pod-start critical path: client-go's
-   * 5 QPS would make a burst of 50 pods wait 10 s for the limiter alone.
-   */
+  /** The client's default rate (see HttpKubeClient): above client-go's 5 QPS, for prepares. */
   public static final double DEFAULT_KUBE_API_QPS = 50;
 
   public static final int DEFAULT_KUBE_API_BURST = 100;
@@ -141,17 +139,23 @@ public record DriverOptions(
         throw new IllegalArgumentException(
             "flag --" + name + "=" + value + ": a switch is true or false");
       }
+      Map<String, String> target = flags;
       if (name.equals("config")) {
         int kv = value.indexOf('=');
         if (kv <= 0) {
           throw new IllegalArgumentException(
               "flag --config \"" + value + "\" must have the form KEY=VALUE");
         }
-        providerConfig.put(value.substring(0, kv), value.substring(kv + 1));
-      } else if (KNOWN.contains(name)) {
-        flags.put(name, value);
-      } else {
-        providerConfig.put(name, value);
+        name = value.substring(0, kv);
+        value = value.substring(kv + 1);
+        target = providerConfig;
+      } else if (!KNOWN.contains(name)) {
+        target = providerConfig;
+      }
+      // Last-one-wins would let a stray line in a DaemonSet silently override the intended value.
+      if (target.putIfAbsent(name, value) != null) {
+        throw new IllegalArgumentException(
+            "flag --" + name + " is given twice (" + target.get(name) + ", " + value + ")");
       }
     }
     if (on(flags, "help")) {
@@ -181,7 +185,7 @@ public record DriverOptions(
     flags.putAll(
         defaults.entrySet().stream()
             .filter(e -> !flags.containsKey(e.getKey()))
-            .collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)));
+            .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)));
     Path registrar =
         Path.of(flags.getOrDefault("registrar-dir", "/var/lib/kubelet/plugins_registry"));
     Path plugin = Path.of(flags.getOrDefault("plugin-dir", "/var/lib/kubelet/plugins/" + driver));

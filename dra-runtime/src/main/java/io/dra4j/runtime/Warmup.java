@@ -16,6 +16,7 @@ import io.dra4j.proto.dra.v1.NodeUnprepareResourcesRequest;
 import io.dra4j.proto.pluginregistration.InfoRequest;
 import io.dra4j.proto.pluginregistration.RegistrationGrpc;
 import io.dra4j.runtime.claims.ClaimPreparer;
+import io.dra4j.runtime.files.AtomicFiles;
 import io.dra4j.runtime.kube.AllocationResult;
 import io.dra4j.runtime.kube.DeviceAllocationResult;
 import io.dra4j.runtime.kube.DeviceClaim;
@@ -34,7 +35,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -89,10 +89,10 @@ final class Warmup {
     // deployment's directories are. On tmpfs when there is one, so the warm-up's fsyncs (the same
     // code as real prepares) cost no disk time.
     Path shm = Path.of("/dev/shm");
-    Path scratch =
-        Files.isDirectory(shm) && Files.isWritable(shm)
-            ? Files.createTempDirectory(shm, SCRATCH_PREFIX)
-            : Files.createTempDirectory(SCRATCH_PREFIX);
+    boolean onShm = Files.isDirectory(shm) && Files.isWritable(shm);
+    Path base = onShm ? shm : Path.of(System.getProperty("java.io.tmpdir"));
+    removeStale(base);
+    Path scratch = Files.createTempDirectory(base, SCRATCH_PREFIX);
     MultiThreadIoEventLoopGroup group =
         new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
     ManagedChannel channel = null;
@@ -141,9 +141,16 @@ final class Warmup {
           Claim claim =
               Claim.newBuilder().setNamespace("dra4j-warm-up").setName(name).setUid(uid).build();
           long t0 = System.nanoTime();
-          stub.withDeadlineAfter(10, TimeUnit.SECONDS)
-              .nodePrepareResources(
-                  NodePrepareResourcesRequest.newBuilder().addClaims(claim).build());
+          String error =
+              stub.withDeadlineAfter(10, TimeUnit.SECONDS)
+                  .nodePrepareResources(
+                      NodePrepareResourcesRequest.newBuilder().addClaims(claim).build())
+                  .getClaimsOrThrow(uid)
+                  .getError();
+          if (!error.isEmpty()) {
+            // Warming the error path would be worse than no warm-up: say so loudly.
+            throw new IllegalStateException("warm-up prepare failed: " + error);
+          }
           stub.withDeadlineAfter(10, TimeUnit.SECONDS)
               .nodeUnprepareResources(
                   NodeUnprepareResourcesRequest.newBuilder().addClaims(claim).build());
@@ -166,7 +173,30 @@ final class Warmup {
         channel.shutdownNow();
       }
       group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
-      deleteTree(scratch);
+      deleteQuietly(scratch);
+    }
+  }
+
+  /**
+   * A driver killed while warming up leaves its scratch directory behind (in RAM on tmpfs). A
+   * warm-up takes seconds, so one older than ten minutes belongs to no running driver.
+   */
+  private static void removeStale(Path base) {
+    long cutoff = System.currentTimeMillis() - Duration.ofMinutes(10).toMillis();
+    try (Stream<Path> entries = Files.list(base)) {
+      entries
+          .filter(p -> p.getFileName().toString().startsWith(SCRATCH_PREFIX))
+          .filter(
+              p -> {
+                try {
+                  return Files.getLastModifiedTime(p).toMillis() < cutoff;
+                } catch (IOException e) {
+                  return false;
+                }
+              })
+          .forEach(Warmup::deleteQuietly);
+    } catch (IOException e) {
+      // Not ours to worry about: the scratch directory of this run still works.
     }
   }
 
@@ -196,14 +226,6 @@ final class Warmup {
         .withStatus(new ResourceClaimStatus(Optional.of(allocation), null, null, null));
   }
 
-  private static void deleteTree(Path root) {
-    try (Stream<Path> paths = Files.walk(root)) {
-      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    } catch (IOException e) {
-      // Best effort: the scratch directory is hidden and harmless.
-    }
-  }
-
   /** Prepares nothing real: one env variable, so the CDI writer does its full work. */
   private static final class NoopProvider implements DeviceProvider {
     @Override
@@ -228,6 +250,14 @@ final class Warmup {
     @Override
     public boolean threadSafe() {
       return true;
+    }
+  }
+
+  private static void deleteQuietly(Path dir) {
+    try {
+      AtomicFiles.deleteTree(dir);
+    } catch (IOException e) {
+      // A temporary directory left behind is harmless.
     }
   }
 }

@@ -114,6 +114,17 @@ class DriverOptionsTest {
   }
 
   @Test
+  void aFlagGivenTwiceIsAnErrorNotLastOneWins() {
+    assertThatThrownBy(() -> parse(List.of("--node-name", "a", "--node-name=b"), DRIVER))
+        .hasMessageContaining("flag --node-name is given twice (a, b)");
+    assertThatThrownBy(
+            () ->
+                parse(
+                    List.of("--node-name", "n", "--devices", "2", "--config", "devices=4"), DRIVER))
+        .hasMessageContaining("flag --devices is given twice (2, 4)");
+  }
+
+  @Test
   void aFlagWithoutItsValueDoesNotSwallowTheNextFlag() {
     assertThatThrownBy(
             () -> parse(List.of("--node-name", "n", "--devcies", "--no-warm-up"), DRIVER))

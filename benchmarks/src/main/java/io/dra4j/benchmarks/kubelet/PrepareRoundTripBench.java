@@ -5,22 +5,22 @@ import io.dra4j.proto.dra.v1.Claim;
 import io.dra4j.proto.dra.v1.DRAPluginGrpc;
 import io.dra4j.proto.dra.v1.NodePrepareResourcesRequest;
 import io.dra4j.proto.dra.v1.NodePrepareResourcesResponse;
+import io.dra4j.runtime.files.AtomicFiles;
 import io.dra4j.runtime.kubelet.ClaimPrepareResult;
 import io.dra4j.runtime.kubelet.KubeletDevice;
 import io.dra4j.runtime.kubelet.KubeletPluginServer;
 import io.dra4j.runtime.kubelet.NodeCall;
 import io.dra4j.runtime.kubelet.NodeService;
+import io.dra4j.runtime.kubelet.UdsChannels;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
 import io.grpc.Server;
 import io.grpc.ServerServiceDefinition;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
 import io.grpc.netty.shaded.io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.grpc.netty.shaded.io.netty.channel.epoll.EpollDomainSocketChannel;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollIoHandler;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollServerDomainSocketChannel;
 import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
@@ -34,13 +34,11 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
-import java.util.stream.Stream;
 
 /**
  * What the kubelet contract layer costs per call: a no-op {@code NodePrepareResources} through
@@ -144,8 +142,8 @@ public final class PrepareRoundTripBench {
             .nodeService(noop)
             .start();
 
-    ManagedChannel echoChannel = channel(echoSocket, clientGroup);
-    ManagedChannel pluginChannel = channel(plugin.draSocket(), clientGroup);
+    ManagedChannel echoChannel = UdsChannels.open(echoSocket, clientGroup);
+    ManagedChannel pluginChannel = UdsChannels.open(plugin.draSocket(), clientGroup);
     byte[] payload = new byte[PAYLOAD_BYTES];
     Arrays.fill(payload, (byte) 'x');
     NodePrepareResourcesRequest request =
@@ -207,18 +205,7 @@ public final class PrepareRoundTripBench {
     workers.shutdownGracefully(0, 1, TimeUnit.SECONDS);
     boss.shutdownGracefully(0, 1, TimeUnit.SECONDS);
     clientGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-    try (Stream<Path> files = Files.walk(dir)) {
-      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    }
-  }
-
-  private static ManagedChannel channel(Path socket, EventLoopGroup group) {
-    return NettyChannelBuilder.forAddress(new DomainSocketAddress(socket.toString()))
-        .channelType(EpollDomainSocketChannel.class)
-        .eventLoopGroup(group)
-        .withOption(ChannelOption.SO_KEEPALIVE, null)
-        .usePlaintext()
-        .build();
+    AtomicFiles.deleteTree(dir);
   }
 
   private static long[] time(Supplier<Object> call, int n) {

@@ -7,6 +7,7 @@ import io.dra4j.proto.dra.v1.NodePrepareResourcesRequest;
 import io.dra4j.proto.dra.v1.NodeUnprepareResourcesRequest;
 import io.dra4j.proto.pluginregistration.InfoRequest;
 import io.dra4j.proto.pluginregistration.RegistrationGrpc;
+import io.dra4j.runtime.files.AtomicFiles;
 import io.dra4j.runtime.kube.AllocationResult;
 import io.dra4j.runtime.kube.DeviceAllocationResult;
 import io.dra4j.runtime.kube.DeviceClaim;
@@ -27,11 +28,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * Start-up and footprint of the fake driver as a real process, the way a DaemonSet pod runs it.
@@ -230,7 +229,7 @@ public final class StartupBench {
       if (KEEP) {
         System.out.println("kept " + dir);
       } else {
-        deleteTree(dir);
+        deleteQuietly(dir);
       }
     }
   }
@@ -285,11 +284,11 @@ public final class StartupBench {
     return defaultValue;
   }
 
-  private static void deleteTree(Path root) {
-    try (Stream<Path> paths = Files.walk(root)) {
-      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+  private static void deleteQuietly(Path dir) {
+    try {
+      AtomicFiles.deleteTree(dir);
     } catch (IOException e) {
-      // leftovers in a temporary directory are harmless
+      // A temporary directory left behind is harmless.
     }
   }
 }

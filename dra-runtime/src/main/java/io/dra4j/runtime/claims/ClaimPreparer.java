@@ -176,16 +176,6 @@ public final class ClaimPreparer implements NodeService, AutoCloseable {
     return driver;
   }
 
-  /** The checkpoint store (for diagnostics). */
-  public Path checkpointDirectory() {
-    return store.directory();
-  }
-
-  /** Where the claim CDI specs go. */
-  public CdiSpecWriter cdiWriter() {
-    return cdi;
-  }
-
   /** Counters for metrics. */
   public ClaimStats stats() {
     return new ClaimStats(

@@ -22,14 +22,12 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -175,7 +173,7 @@ final class DeviceMetadataFiles {
       Path spec = specFile(claim.uid(), request);
       AtomicFiles.delete(spec, cdiDirectory.resolve("." + spec.getFileName() + ".tmp"));
     }
-    deleteTree(claimDirectory(claim));
+    AtomicFiles.deleteTree(claimDirectory(claim));
   }
 
   /**
@@ -218,7 +216,7 @@ final class DeviceMetadataFiles {
     }
     for (Path dir : list(root)) {
       if (Files.isDirectory(dir) && !keepNamespacedNames.contains(dir.getFileName().toString())) {
-        deleteTree(dir);
+        AtomicFiles.deleteTree(dir);
         removed.add(dir);
       }
     }
@@ -236,16 +234,5 @@ final class DeviceMetadataFiles {
       return List.of();
     }
     return out;
-  }
-
-  private static void deleteTree(Path dir) throws IOException {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> s = Files.walk(dir)) {
-      for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-    }
   }
 }

@@ -125,6 +125,18 @@ public final class AtomicFiles {
    * Creates a directory and its missing parents, forcing each new entry to disk; existing
    * directories are left as they are.
    */
+  /** Deletes a directory and everything below it; nothing happens when it does not exist. */
+  public static void deleteTree(Path dir) throws IOException {
+    if (!Files.exists(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+      return;
+    }
+    try (java.util.stream.Stream<Path> s = Files.walk(dir)) {
+      for (Path p : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    }
+  }
+
   public static void createDirectories(Path dir) throws IOException {
     Path abs = dir.toAbsolutePath().normalize();
     if (Files.isDirectory(abs)) {

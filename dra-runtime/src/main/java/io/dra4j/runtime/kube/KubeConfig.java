@@ -1,8 +1,6 @@
 package io.dra4j.runtime.kube;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
 import java.net.Socket;
 import java.net.URI;
@@ -38,8 +36,6 @@ public final class KubeConfig {
   /** The service-account directory every pod gets. */
   public static final Path SERVICE_ACCOUNT_DIR =
       Path.of("/var/run/secrets/kubernetes.io/serviceaccount");
-
-  private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
   private final URI server;
   private final TokenSource tokens;
@@ -139,7 +135,7 @@ public final class KubeConfig {
       Path file, Optional<String> context, boolean allowInsecure) {
     JsonNode root;
     try {
-      root = YAML.readTree(Files.readString(file, StandardCharsets.UTF_8));
+      root = KubeJson.yaml().readTree(Files.readString(file, StandardCharsets.UTF_8));
     } catch (IOException e) {
       throw new IllegalArgumentException("cannot read kubeconfig " + file + ": " + e, e);
     }

@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
 
 /**
@@ -13,8 +15,25 @@ import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
  */
 public final class KubeJson {
   private static final ObjectMapper MAPPER = configure(new ObjectMapper());
+  private static final ObjectMapper YAML =
+      configure(
+          new ObjectMapper(
+              YAMLFactory.builder()
+                  .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
+                  .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
+                  // One CEL selector per line: easier to read and to edit than folded lines.
+                  .disable(YAMLGenerator.Feature.SPLIT_LINES)
+                  .build()));
 
   private KubeJson() {}
+
+  /**
+   * The shared YAML mapper with the same settings: manifests, kubeconfigs. Thread-safe; do not
+   * reconfigure it.
+   */
+  public static ObjectMapper yaml() {
+    return YAML;
+  }
 
   /**
    * The shared mapper. Thread-safe for reading and writing; do not reconfigure it (use {@link

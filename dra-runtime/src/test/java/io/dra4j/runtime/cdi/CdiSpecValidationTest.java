@@ -13,6 +13,7 @@ import io.dra4j.api.cdi.Mount;
 import io.dra4j.api.claim.AllocatedDevice;
 import io.dra4j.api.claim.ClaimRef;
 import io.dra4j.api.claim.PreparedDevice;
+import io.dra4j.runtime.testsupport.CdiValidators;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

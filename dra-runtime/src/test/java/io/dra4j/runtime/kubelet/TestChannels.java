@@ -1,11 +1,7 @@
 package io.dra4j.runtime.kubelet;
 
 import io.grpc.ManagedChannel;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
-import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
-import io.grpc.netty.shaded.io.netty.channel.epoll.EpollDomainSocketChannel;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollEventLoopGroup;
-import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
@@ -17,12 +13,7 @@ final class TestChannels {
   private TestChannels() {}
 
   static ManagedChannel open(Path socket) {
-    return NettyChannelBuilder.forAddress(new DomainSocketAddress(socket.toString()))
-        .channelType(EpollDomainSocketChannel.class)
-        .eventLoopGroup(GROUP)
-        .withOption(ChannelOption.SO_KEEPALIVE, null)
-        .usePlaintext()
-        .build();
+    return UdsChannels.open(socket, GROUP);
   }
 
   static void close(ManagedChannel channel) throws InterruptedException {

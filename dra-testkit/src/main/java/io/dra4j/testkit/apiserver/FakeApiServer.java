@@ -3,7 +3,6 @@ package io.dra4j.testkit.apiserver;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.sun.net.httpserver.HttpServer;
 import io.dra4j.runtime.kube.HttpKubeClient;
 import io.dra4j.runtime.kube.KubeConfig;
@@ -84,7 +83,7 @@ public final class FakeApiServer implements AutoCloseable {
   private final Map<String, AtomicLong> counts = new ConcurrentHashMap<>();
   private final AtomicLong watchesOpened = new AtomicLong();
   private final ObjectMapper json = KubeJson.mapper();
-  private final ObjectMapper yaml = KubeJson.configure(new ObjectMapper(new YAMLFactory()));
+  private final ObjectMapper yaml = KubeJson.yaml();
   private int port;
   private HttpServer http;
   private ExecutorService executor;

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.dra4j.api.claim.ClaimRef;
 import io.dra4j.api.status.DeviceStatus;
 import io.dra4j.runtime.kube.ResourceClaim;
+import io.dra4j.runtime.testsupport.CdiValidators;
 import io.dra4j.testkit.kubelet.ClaimResult;
 import io.dra4j.testkit.kubelet.PluginInstance;
 import java.io.BufferedReader;
@@ -136,7 +137,7 @@ class CrashTest {
         .containsExactlyInAnyOrder(
             "k8s." + DRIVER + "-claim_" + claim.uid() + ".json",
             DRIVER + "_metadata_" + claim.uid() + "_gpu.json");
-    CdiPeers.assertValid(h.cdiDir, r.devices().get(0).cdiDeviceIds());
+    CdiValidators.assertValid(h.cdiDir, r.devices().get(0).cdiDeviceIds());
     // The claim status was applied (again, after the crash before it).
     assertThat(h.api.object(ResourceClaim.TYPE, "ns", "victim").get().status().devices())
         .hasSize(1);

@@ -10,6 +10,7 @@ import io.dra4j.api.claim.AllocatedDevice;
 import io.dra4j.api.claim.ClaimRef;
 import io.dra4j.runtime.kube.DeviceRequestAllocationResult;
 import io.dra4j.runtime.kube.ResourceClaim;
+import io.dra4j.runtime.testsupport.CdiValidators;
 import io.dra4j.testkit.kubelet.ClaimResult;
 import io.dra4j.testkit.kubelet.DeviceResult;
 import io.dra4j.testkit.kubelet.DraVersion;
@@ -66,7 +67,7 @@ class PrepareFlowTest {
     assertThat(Files.readString(h.pluginDir.resolve("checkpoints").resolve(claim.uid() + ".json")))
         .contains("PrepareCompleted")
         .contains("gpu-1-p");
-    CdiPeers.assertValid(
+    CdiValidators.assertValid(
         h.cdiDir, r.devices().stream().flatMap(d -> d.cdiDeviceIds().stream()).toList());
 
     // The kubelet restarted and prepares again: same answer, no second provider call.
@@ -231,7 +232,7 @@ class PrepareFlowTest {
         .containsExactly(List.of("container-0-request-0"), List.of("container-1-request-0"));
     assertThat(provider.prepareCalls.get(0).annotations())
         .containsEntry(ResourceClaim.EXTENDED_RESOURCE_CLAIM_ANNOTATION, "true");
-    CdiPeers.assertValid(
+    CdiValidators.assertValid(
         h.cdiDir, r.devices().stream().flatMap(d -> d.cdiDeviceIds().stream()).toList());
     assertThat(plugin.unprepare(List.of(ref))).containsEntry(ref.uid(), Optional.empty());
   }

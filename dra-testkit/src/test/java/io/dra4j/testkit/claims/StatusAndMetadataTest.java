@@ -17,6 +17,7 @@ import io.dra4j.runtime.kube.ApplyOptions;
 import io.dra4j.runtime.kube.DeviceRequestAllocationResult;
 import io.dra4j.runtime.kube.KubeJson;
 import io.dra4j.runtime.kube.ResourceClaim;
+import io.dra4j.runtime.testsupport.CdiValidators;
 import io.dra4j.testkit.kubelet.ClaimResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -250,7 +251,7 @@ class StatusAndMetadataTest {
     assertThat(mount.path("hostPath").asText()).isEqualTo(file.toAbsolutePath().toString());
     assertThat(mount.path("containerPath").asText())
         .isEqualTo("/var/run/kubernetes.io/dra-device-attributes/meta/gpu/metadata.json");
-    CdiPeers.assertValid(
+    CdiValidators.assertValid(
         h.cdiDir, r.devices().stream().flatMap(d -> d.cdiDeviceIds().stream()).toList());
 
     // Repeat: same ids from the checkpoint.

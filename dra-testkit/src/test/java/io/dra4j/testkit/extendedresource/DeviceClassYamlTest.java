@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.dra4j.api.device.Device;
 import io.dra4j.api.provider.Pool;
 import io.dra4j.api.provider.ProviderContext;
@@ -25,7 +24,7 @@ class DeviceClassYamlTest {
 
   static final String DRIVER = "fake.dra4j.io";
 
-  final ObjectMapper yaml = KubeJson.configure(new ObjectMapper(new YAMLFactory()));
+  final ObjectMapper yaml = KubeJson.yaml();
 
   List<Device> devices(String driver) {
     Pool pool =

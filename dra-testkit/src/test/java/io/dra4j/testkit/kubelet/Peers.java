@@ -1,16 +1,12 @@
 package io.dra4j.testkit.kubelet;
 
-import static org.junit.jupiter.api.Assertions.fail;
-
+import io.dra4j.runtime.testsupport.PeerTools;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Assumptions;
+import java.time.Duration;
+import java.util.List;
 
-/**
- * Independent peers (tools not written in Java) for contract tests. A missing peer skips the test
- * with a visible warning, unless {@code DRA4J_REQUIRE_PEERS=1}, which makes it fail (CI sets it).
- */
+/** The Python gRPC peer: Debian's C-core grpcio, a client not written with grpc-java. */
 final class Peers {
 
   /** Debian's interpreter: a pyenv {@code python3} earlier on PATH cannot see Debian's grpcio. */
@@ -20,7 +16,7 @@ final class Peers {
 
   /**
    * Requires {@code /usr/bin/python3} with grpcio and grpc_tools (Debian python3-grpcio,
-   * python3-grpc-tools).
+   * python3-grpc-tools); skips or fails the test otherwise.
    */
   static Path requirePythonGrpc() {
     String problem = null;
@@ -28,26 +24,22 @@ final class Peers {
       problem = PYTHON + " is missing";
     } else {
       try {
-        Process p =
-            new ProcessBuilder(PYTHON.toString(), "-c", "import grpc, grpc_tools.protoc")
-                .redirectErrorStream(true)
-                .start();
-        String output = new String(p.getInputStream().readAllBytes());
-        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-          problem = PYTHON + " cannot import grpc and grpc_tools: " + output.trim();
+        PeerTools.Output out =
+            PeerTools.exec(
+                List.of(PYTHON.toString(), "-c", "import grpc, grpc_tools.protoc"),
+                Duration.ofSeconds(60));
+        if (out.exitCode() != 0) {
+          problem = PYTHON + " cannot import grpc and grpc_tools: " + out.stderr().trim();
         }
-      } catch (Exception e) {
+      } catch (Exception | AssertionError e) {
         problem = "cannot run " + PYTHON + ": " + e;
       }
     }
     if (problem != null) {
-      String message =
-          problem + " (apt-get install python3-grpcio python3-grpc-tools, or run .ci/run)";
-      if ("1".equals(System.getenv("DRA4J_REQUIRE_PEERS"))) {
-        fail("DRA4J_REQUIRE_PEERS=1 but the Python gRPC peer is unavailable: " + message);
-      }
-      System.err.println("WARNING: skipping a Python peer test: " + message);
-      Assumptions.abort("Python gRPC peer unavailable: " + message);
+      PeerTools.unavailable(
+          "Python gRPC peer unavailable: "
+              + problem
+              + " (apt-get install python3-grpcio python3-grpc-tools, or run .ci/run)");
     }
     return PYTHON;
   }

@@ -9,14 +9,14 @@ import io.dra4j.runtime.kubelet.DeviceHealthState;
 import io.dra4j.runtime.kubelet.HealthSnapshot;
 import io.dra4j.runtime.kubelet.InMemoryHealthSource;
 import io.dra4j.runtime.kubelet.KubeletPluginServer;
+import io.dra4j.runtime.testsupport.PeerTools;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -136,12 +136,7 @@ class PythonPeerTest {
   private record Result(int exitCode, String output) {}
 
   private static Result exec(List<String> command) throws IOException, InterruptedException {
-    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-    byte[] out = p.getInputStream().readAllBytes();
-    if (!p.waitFor(120, TimeUnit.SECONDS)) {
-      p.destroyForcibly();
-      throw new AssertionError("timed out: " + command);
-    }
-    return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8));
+    PeerTools.Output out = PeerTools.exec(command, Duration.ofSeconds(120));
+    return new Result(out.exitCode(), out.stdout() + out.stderr());
   }
 }

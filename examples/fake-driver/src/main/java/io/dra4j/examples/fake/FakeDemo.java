@@ -2,8 +2,6 @@ package io.dra4j.examples.fake;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 import io.dra4j.api.claim.ClaimRef;
 import io.dra4j.api.device.Device;
 import io.dra4j.api.device.DeviceAttribute;
@@ -13,6 +11,7 @@ import io.dra4j.fake.FakeDeviceProvider;
 import io.dra4j.numa.NumaEnricher;
 import io.dra4j.runtime.DraDriver;
 import io.dra4j.runtime.extendedresource.ExtendedResourceGuard;
+import io.dra4j.runtime.files.AtomicFiles;
 import io.dra4j.runtime.kube.DeviceClass;
 import io.dra4j.runtime.kube.DeviceRequestAllocationResult;
 import io.dra4j.runtime.kube.HttpKubeClient;
@@ -74,12 +73,7 @@ final class FakeDemo {
 
   private final PrintStream out;
   private final boolean quiet;
-  private final ObjectMapper yaml =
-      KubeJson.configure(
-          new ObjectMapper(
-              new YAMLFactory()
-                  .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
-                  .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)));
+  private final ObjectMapper yaml = KubeJson.yaml();
   private int step;
 
   private FakeDemo(PrintStream out, boolean quiet) {
@@ -302,7 +296,7 @@ final class FakeDemo {
       }
       client.close();
       api.close();
-      deleteTree(work);
+      deleteQuietly(work);
     }
   }
 
@@ -406,11 +400,11 @@ final class FakeDemo {
     }
   }
 
-  private static void deleteTree(Path root) {
-    try (var paths = Files.walk(root)) {
-      paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+  private static void deleteQuietly(Path dir) {
+    try {
+      AtomicFiles.deleteTree(dir);
     } catch (IOException e) {
-      // A temp directory left behind is harmless.
+      // A temporary directory left behind is harmless.
     }
   }
 }

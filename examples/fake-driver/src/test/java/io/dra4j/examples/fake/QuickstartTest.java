@@ -2,8 +2,6 @@ package io.dra4j.examples.fake;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.dra4j.api.cdi.ContainerEdits;
 import io.dra4j.api.cdi.DeviceNode;
 import io.dra4j.api.claim.AllocatedDevice;
@@ -154,6 +152,6 @@ class QuickstartTest {
   }
 
   private static <T> T yaml(Class<T> type, String text) throws Exception {
-    return KubeJson.configure(new ObjectMapper(new YAMLFactory())).readValue(text, type);
+    return KubeJson.yaml().readValue(text, type);
   }
 }
