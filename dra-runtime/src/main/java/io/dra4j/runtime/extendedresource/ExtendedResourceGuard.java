@@ -1,9 +1,6 @@
 package io.dra4j.runtime.extendedresource;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 import io.dra4j.api.device.Device;
 import io.dra4j.api.provider.Pool;
 import io.dra4j.runtime.cel.CelSelectors;
@@ -18,6 +15,7 @@ import io.dra4j.runtime.kube.Informer;
 import io.dra4j.runtime.kube.InformerHandler;
 import io.dra4j.runtime.kube.KubeClient;
 import io.dra4j.runtime.kube.KubeJson;
+import io.dra4j.runtime.kube.KubeNames;
 import io.dra4j.runtime.kube.ListOptions;
 import io.dra4j.runtime.kube.Node;
 import io.dra4j.runtime.kube.ObjectMeta;
@@ -602,16 +600,6 @@ public final class ExtendedResourceGuard implements AutoCloseable {
   // ------------------------------------------------------------------------------------------
   // DeviceClass YAML
 
-  private static final ObjectMapper YAML =
-      KubeJson.configure(
-          new ObjectMapper(
-              YAMLFactory.builder()
-                  .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
-                  .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
-                  // One selector per line: easier to read and to edit than folded lines.
-                  .disable(YAMLGenerator.Feature.SPLIT_LINES)
-                  .build()));
-
   /**
    * A DeviceClass manifest that maps {@code extendedResourceName} to this driver's devices: the
    * selector {@code device.driver == '<driver>'}, plus {@code selector} when given (both must
@@ -632,7 +620,7 @@ public final class ExtendedResourceGuard implements AutoCloseable {
     for (String p : ExtendedResourceNames.driverName(driverName)) {
       errors.add("driver name \"" + driverName + "\" " + p);
     }
-    for (String p : ExtendedResourceNames.className(className)) {
+    for (String p : KubeNames.dnsSubdomain(className)) {
       errors.add("metadata.name (class name) \"" + className + "\" " + p);
     }
     for (String p : ExtendedResourceNames.explicit(extendedResourceName)) {
@@ -663,7 +651,7 @@ public final class ExtendedResourceGuard implements AutoCloseable {
             ObjectMeta.named("", className),
             DeviceClass.Spec.of(selectorList).withExtendedResourceName(extendedResourceName));
     try {
-      return YAML.writeValueAsString(dc);
+      return KubeJson.yaml().writeValueAsString(dc);
     } catch (JsonProcessingException e) {
       throw new UncheckedIOException(e);
     }

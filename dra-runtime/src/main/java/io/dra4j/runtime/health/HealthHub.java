@@ -7,6 +7,7 @@ import io.dra4j.api.health.DeviceHealth;
 import io.dra4j.api.health.HealthSink;
 import io.dra4j.api.health.HealthStatus;
 import io.dra4j.api.provider.Pool;
+import io.dra4j.runtime.kube.KubeNames;
 import io.dra4j.runtime.kubelet.HealthSnapshot;
 import io.dra4j.runtime.kubelet.HealthSource;
 import java.time.Clock;
@@ -531,7 +532,7 @@ public final class HealthHub implements HealthSink, HealthSource, AutoCloseable 
      */
     public HealthHub build() {
       String key = taintKey.orElseGet(() -> defaultTaintKey(driverName));
-      List<String> problems = LabelSyntax.labelName(key);
+      List<String> problems = KubeNames.qualifiedName(key);
       if (!problems.isEmpty()) {
         throw new IllegalArgumentException(
             "HealthHub taintKey \""
@@ -542,7 +543,7 @@ public final class HealthHub implements HealthSink, HealthSource, AutoCloseable 
                 + String.join("; ", problems)
                 + (taintKey.isEmpty() ? "; set taintKey explicitly" : ""));
       }
-      if (LabelSyntax.reservedPrefix(key)) {
+      if (KubeNames.isKubernetesDomain(KubeNames.domainOf(key))) {
         throw new IllegalArgumentException(
             "HealthHub taintKey \""
                 + key

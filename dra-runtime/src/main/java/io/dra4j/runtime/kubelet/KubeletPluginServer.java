@@ -1,6 +1,7 @@
 package io.dra4j.runtime.kubelet;
 
 import io.dra4j.proto.pluginregistration.PluginInfo;
+import io.dra4j.runtime.kube.KubeNames;
 import io.grpc.BindableService;
 import io.grpc.Server;
 import io.grpc.ServerInterceptor;
@@ -90,8 +91,6 @@ public final class KubeletPluginServer implements AutoCloseable {
     NETTY_BOOTSTRAP_LOGGER.setLevel(java.util.logging.Level.SEVERE);
   }
 
-  private static final Pattern DNS_SUBDOMAIN =
-      Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
   private static final Pattern POD_UID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]*");
   private static final int MAX_DRIVER_NAME = 63;
 
@@ -589,7 +588,7 @@ public final class KubeletPluginServer implements AutoCloseable {
               + " server warns about them; it "
               + rule);
     }
-    if (!DNS_SUBDOMAIN.matcher(name).matches()) {
+    if (!KubeNames.dnsSubdomain(name).isEmpty()) {
       throw new IllegalArgumentException("driverName \"" + name + "\": it " + rule);
     }
   }

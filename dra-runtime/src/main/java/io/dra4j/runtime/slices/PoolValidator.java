@@ -13,6 +13,7 @@ import io.dra4j.api.provider.Inventory;
 import io.dra4j.api.provider.Pool;
 import io.dra4j.api.provider.PoolScope;
 import io.dra4j.runtime.cel.Semver;
+import io.dra4j.runtime.kube.KubeNames;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -148,7 +149,7 @@ public final class PoolValidator {
       Report r, int index, CounterSet set, Map<String, CounterSet> seen) {
     Optional<String> none = Optional.empty();
     String path = "counterSets[" + index + "]";
-    for (String p : Names.dnsLabel(set.name())) {
+    for (String p : KubeNames.dnsLabel(set.name())) {
       r.error(none, path + ".name", "counter set name \"" + set.name() + "\" " + p);
     }
     if (seen.putIfAbsent(set.name(), set) != null) {
@@ -172,7 +173,7 @@ public final class PoolValidator {
               + Limits.MAX_COUNTERS_PER_COUNTER_SET);
     }
     for (String counter : set.counters().keySet()) {
-      for (String p : Names.dnsLabel(counter)) {
+      for (String p : KubeNames.dnsLabel(counter)) {
         r.error(none, path + ".counters" + key(counter), "counter name " + p);
       }
     }
@@ -206,7 +207,7 @@ public final class PoolValidator {
 
   private static void checkRequirement(
       Report r, Optional<String> device, String path, NodeSelector.Requirement req) {
-    for (String p : Names.labelName(req.key() == null ? "" : req.key())) {
+    for (String p : KubeNames.qualifiedName(req.key() == null ? "" : req.key())) {
       r.error(device, path + ".key", "label key \"" + req.key() + "\" " + p);
     }
     String op = req.operator() == null ? "" : req.operator();
@@ -217,7 +218,7 @@ public final class PoolValidator {
           r.error(device, path + ".values", "must not be empty for operator " + op);
         }
         for (int i = 0; i < n; i++) {
-          for (String p : Names.labelValue(req.values().get(i))) {
+          for (String p : KubeNames.labelValue(req.values().get(i))) {
             r.error(device, path + ".values[" + i + "]", "label value " + p);
           }
         }
@@ -255,7 +256,7 @@ public final class PoolValidator {
       r.error(device, path + ".values", "must have exactly one value for a field selector");
     }
     for (int i = 0; i < req.values().size(); i++) {
-      for (String p : Names.dnsSubdomain(req.values().get(i))) {
+      for (String p : KubeNames.dnsSubdomain(req.values().get(i))) {
         r.error(device, path + ".values[" + i + "]", "node name " + p);
       }
     }
@@ -318,7 +319,7 @@ public final class PoolValidator {
     }
 
     void run() {
-      for (String p : Names.dnsLabel(d.name())) {
+      for (String p : KubeNames.dnsLabel(d.name())) {
         r.error(dev, "name", "device name " + p);
       }
       int entries = d.attributes().size() + d.capacity().size();
@@ -351,7 +352,7 @@ public final class PoolValidator {
               (name, capacity) -> {
                 String path = "capacity" + key(name);
                 qualifiedKey(path, name);
-                if (Names.isKubernetesDomain(Names.domainOf(name))) {
+                if (KubeNames.isKubernetesDomain(KubeNames.domainOf(name))) {
                   r.error(
                       dev,
                       path,
@@ -390,7 +391,7 @@ public final class PoolValidator {
       for (String p : Names.qualifiedName(name)) {
         r.error(dev, path, "invalid key: " + p);
       }
-      String domain = Names.domainOf(name);
+      String domain = KubeNames.domainOf(name);
       if (Names.hasUpperCase(domain)) {
         r.warn(dev, path, "the domain \"" + domain + "\" has upper-case letters; use lower case");
       }
@@ -431,7 +432,7 @@ public final class PoolValidator {
       } else if (value instanceof DeviceAttribute.BoolValues v) {
         nonEmpty(path, "bools", v.value());
       }
-      if (Names.isKubernetesDomain(Names.domainOf(name))) {
+      if (KubeNames.isKubernetesDomain(KubeNames.domainOf(name))) {
         standardAttribute(path, name, value);
       }
     }
@@ -543,16 +544,16 @@ public final class PoolValidator {
       for (int i = 0; i < n; i++) {
         var taint = d.taints().get(i);
         String path = "taints[" + i + "]";
-        for (String p : Names.labelName(taint.key())) {
+        for (String p : KubeNames.qualifiedName(taint.key())) {
           r.error(dev, path + ".key", "taint key \"" + taint.key() + "\" " + p);
         }
-        if (Names.isKubernetesDomain(Names.domainOf(taint.key()))) {
+        if (KubeNames.isKubernetesDomain(KubeNames.domainOf(taint.key()))) {
           r.warn(
               dev,
               path + ".key",
               "the kubernetes.io domains are reserved; use a domain of the driver for taint keys");
         }
-        for (String p : Names.labelValue(taint.value())) {
+        for (String p : KubeNames.labelValue(taint.value())) {
           r.error(dev, path + ".value", "taint value " + p);
         }
         taint
@@ -663,7 +664,7 @@ public final class PoolValidator {
       d.nodeName()
           .ifPresent(
               n -> {
-                for (String p : Names.dnsSubdomain(n)) {
+                for (String p : KubeNames.dnsSubdomain(n)) {
                   r.error(dev, "nodeName", "node name \"" + n + "\" " + p);
                 }
               });
@@ -700,7 +701,7 @@ public final class PoolValidator {
       }
       for (int i = 0; i < conditions.size(); i++) {
         String c = conditions.get(i);
-        for (String p : Names.labelName(c)) {
+        for (String p : KubeNames.qualifiedName(c)) {
           r.error(dev, field + "[" + i + "]", "condition type \"" + c + "\" " + p);
         }
         if (conditions.indexOf(c) < i) {

@@ -452,8 +452,8 @@ class PoolValidatorTest {
       assertThat(errors(d))
           .containsExactly(
               "pool \"node-1\", device \"gpu-0\": taints[0].key: taint key \"Example.com/x\" the"
-                  + " prefix \"Example.com\" must be a lower-case RFC 1123 subdomain (labels of"
-                  + " a-z, 0-9 and '-' separated by '.', each starting and ending with an"
+                  + " prefix \"Example.com\" must be a lower-case DNS subdomain (RFC 1123: labels"
+                  + " of a-z, 0-9 and '-' separated by '.', each starting and ending with an"
                   + " alphanumeric character)",
               "pool \"node-1\", device \"gpu-0\": taints[1].key: taint key \"gpu.example.com/"
                   + "n".repeat(64)
@@ -794,7 +794,7 @@ class PoolValidatorTest {
                   + " needs exactly one of nodeName, nodeSelector or allNodes, it has nodeName,"
                   + " allNodes",
               "pool \"fabric\", device \"e\": nodeName: node name \"Node_1\" must be a lower-case"
-                  + " RFC 1123 subdomain (labels of a-z, 0-9 and '-' separated by '.', each"
+                  + " DNS subdomain (RFC 1123: labels of a-z, 0-9 and '-' separated by '.', each"
                   + " starting and ending with an alphanumeric character)");
     }
 
