@@ -348,6 +348,7 @@ class SlicePublisherTest {
     Pool shared = new Pool("shared-" + NODE, gpus(200), List.of(), PoolScope.node());
     publishAndWait(p, Pool.of(NODE, gpus(3)), shared);
     assertThat(published.pool(shared.name())).hasSize(2);
+    assertAllValid();
 
     long before = writes();
     publishAndWait(p, Pool.of(NODE, gpus(3)));
@@ -355,6 +356,7 @@ class SlicePublisherTest {
     assertThat(published.pool(NODE)).hasSize(1);
     assertThat(writes() - before).isEqualTo(2);
     assertThat(p.stats().deletes()).isEqualTo(2);
+    assertAllValid();
 
     // Nothing published: every slice goes.
     publishAndWait(p);

@@ -1,7 +1,5 @@
 package io.dra4j.testkit.slices;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import io.dra4j.api.device.CounterSet;
 import io.dra4j.api.device.Device;
@@ -21,28 +19,33 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 /**
- * Reads the slices a publisher left on the fake API server and checks every rule a consumer relies
- * on: the OpenAPI schema, the API server's limits, and the pool-level consistency the scheduler
- * needs (one generation, a matching slice count, counters apart, index-ordered names).
+ * Reads the ResourceSlices a driver left on the {@link FakeApiServer} and checks every rule a
+ * consumer relies on: the official OpenAPI schema (on the stored JSON, so fields the models do not
+ * know are judged too), the API server's limits, and the pool-level consistency the scheduler needs
+ * (one generation, a matching slice count, counters apart, index-ordered names, owner references).
+ * A vendor's tests call {@link #assertValid} after their driver published.
  */
-final class PublishedSlices {
-  static final String SCHEMA = "io.k8s.api.resource.v1.ResourceSlice";
+public final class PublishedSlices {
+  /** The OpenAPI schema a ResourceSlice is checked against. */
+  public static final String SCHEMA = "io.k8s.api.resource.v1.ResourceSlice";
 
   private final FakeApiServer server;
   private final String driver;
 
-  PublishedSlices(FakeApiServer server, String driver) {
+  /** The slices of {@code driver} on {@code server}. */
+  public PublishedSlices(FakeApiServer server, String driver) {
     this.server = server;
     this.driver = driver;
   }
 
   /** All slices of the driver, by pool, each pool's slices in name order. */
-  Map<String, List<ResourceSlice>> byPool() {
+  public Map<String, List<ResourceSlice>> byPool() {
     Map<String, List<ResourceSlice>> out = new TreeMap<>();
     for (ResourceSlice s : server.objects(ResourceSlice.TYPE)) {
       if (s.spec().driver().equals(driver)) {
@@ -54,25 +57,29 @@ final class PublishedSlices {
   }
 
   /** One pool's slices in name order (empty if none). */
-  List<ResourceSlice> pool(String name) {
+  public List<ResourceSlice> pool(String name) {
     return byPool().getOrDefault(name, List.of());
   }
 
   /** The pool's devices in the scheduler's order (slice name order, then device order). */
-  List<Device> devices(String pool) {
+  public List<Device> devices(String pool) {
     return pool(pool).stream().flatMap(s -> s.spec().devices().stream()).toList();
   }
 
-  /** The pool's generation; fails unless all its slices agree. */
-  long generation(String pool) {
+  /**
+   * The pool's generation.
+   *
+   * @throws AssertionError unless all its slices agree
+   */
+  public long generation(String pool) {
     Set<Long> g =
         pool(pool).stream().map(s -> s.spec().pool().generation()).collect(Collectors.toSet());
-    assertThat(g).as("generations of pool %s", pool).hasSize(1);
+    check(g.size() == 1, "pool %s: its slices carry generations %s, expected exactly one", pool, g);
     return g.iterator().next();
   }
 
   /** Slice name to resourceVersion, to see which slices were written. */
-  Map<String, String> versions(String pool) {
+  public Map<String, String> versions(String pool) {
     Map<String, String> out = new TreeMap<>();
     for (ResourceSlice s : pool(pool)) {
       out.put(s.metadata().name(), s.metadata().resourceVersion());
@@ -85,8 +92,9 @@ final class PublishedSlices {
    *
    * @param node the publisher's node, for owner references; empty for a cluster-wide publisher
    * @param nodeUid the node's uid
+   * @throws AssertionError naming the slice and the broken rule
    */
-  void assertValid(Optional<String> node, String nodeUid) {
+  public void assertValid(Optional<String> node, String nodeUid) {
     OpenApiSchemas schemas = OpenApiSchemas.resourceV1();
     for (Map.Entry<String, List<ResourceSlice>> e : byPool().entrySet()) {
       String pool = e.getKey();
@@ -100,39 +108,54 @@ final class PublishedSlices {
         JsonNode raw = server.raw(ResourceSlice.TYPE, "", name).orElseThrow();
         schemas.assertValid(SCHEMA, raw);
 
-        assertThat(s.spec().pool().resourceSliceCount())
-            .as("resourceSliceCount of %s", name)
-            .isEqualTo(n);
-        assertThat(SliceNames.parseIndex(name, n)).as("index prefix of %s", name).isPresent();
-        assertThat(indices.add(SliceNames.parseIndex(name, n).getAsInt()))
-            .as("index of %s is unique in pool %s", name, pool)
-            .isTrue();
+        long count = s.spec().pool().resourceSliceCount();
+        check(
+            count == n, "slice %s: resourceSliceCount is %d, pool %s has %d", name, count, pool, n);
+        OptionalInt index = SliceNames.parseIndex(name, n);
+        check(index.isPresent(), "slice %s: its name has no index prefix for %d slices", name, n);
+        check(indices.add(index.getAsInt()), "slice %s: index taken twice in pool %s", name, pool);
 
         List<Device> ds = s.spec().devices();
-        boolean advanced = ds.stream().anyMatch(Device::usesAdvancedFeatures);
-        assertThat(ds.size())
-            .as("devices in %s", name)
-            .isLessThanOrEqualTo(
-                advanced
-                    ? Limits.MAX_DEVICES_PER_SLICE_WITH_ADVANCED_FEATURES
-                    : Limits.MAX_DEVICES_PER_SLICE);
-        assertThat(s.spec().sharedCounters().size())
-            .as("counter sets in %s", name)
-            .isLessThanOrEqualTo(Limits.MAX_COUNTER_SETS_PER_SLICE);
-        if (!s.spec().sharedCounters().isEmpty()) {
-          assertThat(ds).as("a slice with counter sets has no devices: %s", name).isEmpty();
-        }
+        int limit =
+            ds.stream().anyMatch(Device::usesAdvancedFeatures)
+                ? Limits.MAX_DEVICES_PER_SLICE_WITH_ADVANCED_FEATURES
+                : Limits.MAX_DEVICES_PER_SLICE;
+        check(ds.size() <= limit, "slice %s: %d devices, the limit is %d", name, ds.size(), limit);
+        int sets = s.spec().sharedCounters().size();
+        check(
+            sets <= Limits.MAX_COUNTER_SETS_PER_SLICE,
+            "slice %s: %d counter sets, the limit is %d",
+            name,
+            sets,
+            Limits.MAX_COUNTER_SETS_PER_SLICE);
+        check(
+            sets == 0 || ds.isEmpty(),
+            "slice %s: a slice with counter sets must have no devices",
+            name);
         if (s.spec().nodeName().isPresent()) {
-          assertThat(s.spec().nodeName()).isEqualTo(node);
-          assertThat(s.metadata().ownerReferences())
-              .containsExactly(OwnerReference.node(node.orElseThrow(), nodeUid));
+          check(
+              s.spec().nodeName().equals(node),
+              "slice %s: nodeName %s, the publisher's node is %s",
+              name,
+              s.spec().nodeName(),
+              node);
+          List<OwnerReference> expected = List.of(OwnerReference.node(node.orElseThrow(), nodeUid));
+          check(
+              s.metadata().ownerReferences().equals(expected),
+              "slice %s: owner references %s, expected %s",
+              name,
+              s.metadata().ownerReferences(),
+              expected);
         } else {
-          assertThat(s.metadata().ownerReferences()).isEmpty();
+          check(
+              s.metadata().ownerReferences().isEmpty(),
+              "slice %s: a slice without nodeName must have no owner (it outlives any node): %s",
+              name,
+              s.metadata().ownerReferences());
         }
         devices.addAll(ds);
         counterSets.addAll(s.spec().sharedCounters());
       }
-      assertThat(indices).as("indices of pool %s", pool).hasSize(n);
       generation(pool);
 
       ResourceSlice first = slices.get(0);
@@ -146,7 +169,17 @@ final class PublishedSlices {
                       : PoolScope.nodeSelector(first.spec().nodeSelector().orElseThrow());
       PoolValidation v =
           PoolValidator.validate(driver, new Pool(pool, devices, counterSets, scope));
-      assertThat(v.errors()).as("the published pool %s, validated as a whole", pool).isEmpty();
+      check(
+          v.errors().isEmpty(),
+          "the published pool %s, validated as a whole: %s",
+          pool,
+          v.errors());
+    }
+  }
+
+  private static void check(boolean ok, String format, Object... args) {
+    if (!ok) {
+      throw new AssertionError(String.format(format, args));
     }
   }
 }
