@@ -39,6 +39,15 @@ public final class CdiValidators {
     }
   }
 
+  /**
+   * Whether {@link #assertValid} can run: both validators are installed, or peers are required (so
+   * that a missing one fails loudly instead of being skipped).
+   */
+  public static boolean available() {
+    return PeerTools.required()
+        || (PeerTools.find(V05).isPresent() && PeerTools.find(V08).isPresent());
+  }
+
   public static Result run(String tool, Path specDir, List<String> qualifiedIds)
       throws IOException, InterruptedException {
     Path exe = PeerTools.require(tool, "independent CDI spec validation");

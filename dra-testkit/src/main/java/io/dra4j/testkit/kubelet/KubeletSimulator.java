@@ -27,6 +27,7 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
@@ -95,6 +96,7 @@ public final class KubeletSimulator implements AutoCloseable {
   private final List<PluginInstance> registered = new ArrayList<>(); // guarded by this
   private final List<SimulatorEvent> events = new ArrayList<>(); // guarded by this
   private final List<Consumer<SimulatorEvent>> listeners = new CopyOnWriteArrayList<>();
+  private volatile ContainerRuntime runtime = (driver, results) -> {};
   private boolean closed; // guarded by this
 
   private KubeletSimulator(Path registryDirectory) {
@@ -162,6 +164,23 @@ public final class KubeletSimulator implements AutoCloseable {
   public synchronized void addListener(Consumer<SimulatorEvent> listener) {
     events.forEach(listener);
     listeners.add(listener);
+  }
+
+  /**
+   * What the kubelet does next with a prepared claim: it hands the CDI device ids to the container
+   * runtime, which loads the CDI specs and injects them. A test plugs in a runtime stand-in (for
+   * example the reference CDI library) to check every successful NodePrepareResources the way a
+   * node would; an exception it throws fails that prepare call.
+   */
+  @FunctionalInterface
+  public interface ContainerRuntime {
+    /** Called with the claims that prepared without error, by claim UID. */
+    void devicesPrepared(String driverName, Map<String, ClaimResult> prepared) throws Exception;
+  }
+
+  /** Sets the container runtime stand-in for all plugins (default: accepts everything). */
+  public void containerRuntime(ContainerRuntime value) {
+    this.runtime = Objects.requireNonNull(value, "containerRuntime");
   }
 
   /**
@@ -398,7 +417,8 @@ public final class KubeletSimulator implements AutoCloseable {
               dra.get(),
               pickHealthVersion(info.getSupportedVersionsList()),
               Instant.now(),
-              dial);
+              dial,
+              (driver, results) -> runtime.devicesPrepared(driver, results));
       try {
         notify(registration, true, "");
       } catch (StatusRuntimeException e) {

@@ -36,6 +36,7 @@ public final class PluginInstance {
   private final Optional<HealthVersion> healthVersion;
   private final Instant registeredAt;
   private final ManagedChannel channel;
+  private final KubeletSimulator.ContainerRuntime runtime;
 
   PluginInstance(
       String driverName,
@@ -46,7 +47,8 @@ public final class PluginInstance {
       DraVersion draVersion,
       Optional<HealthVersion> healthVersion,
       Instant registeredAt,
-      ManagedChannel channel) {
+      ManagedChannel channel,
+      KubeletSimulator.ContainerRuntime runtime) {
     this.driverName = driverName;
     this.pluginType = pluginType;
     this.registrationSocket = registrationSocket;
@@ -56,6 +58,7 @@ public final class PluginInstance {
     this.healthVersion = healthVersion;
     this.registeredAt = registeredAt;
     this.channel = channel;
+    this.runtime = runtime;
   }
 
   public String driverName() {
@@ -156,6 +159,17 @@ public final class PluginInstance {
               });
     }
     checkLikeTheKubelet("NodePrepareResources", claims, out.keySet());
+    Map<String, ClaimResult> prepared = new LinkedHashMap<>();
+    out.forEach((uid, r) -> r.error().ifPresentOrElse(e -> {}, () -> prepared.put(uid, r)));
+    if (!prepared.isEmpty()) {
+      try {
+        runtime.devicesPrepared(driverName, prepared);
+      } catch (RuntimeException | Error e) {
+        throw e;
+      } catch (Exception e) {
+        throw new IllegalStateException("the container runtime rejected the prepared devices", e);
+      }
+    }
     return out;
   }
 

@@ -11,6 +11,7 @@ import io.dra4j.runtime.kube.ObjectMeta;
 import io.dra4j.runtime.kube.ResourceClaim;
 import io.dra4j.runtime.kube.ResourceClaimStatus;
 import io.dra4j.runtime.kubelet.KubeletPluginServer;
+import io.dra4j.runtime.testsupport.CdiValidators;
 import io.dra4j.testkit.apiserver.FakeApiServer;
 import io.dra4j.testkit.kubelet.KubeletSimulator;
 import io.dra4j.testkit.kubelet.PluginInstance;
@@ -65,6 +66,24 @@ final class ClaimsHarness implements AutoCloseable {
     this.client =
         api.clientBuilder().retries(1, Duration.ofMillis(5), Duration.ofMillis(10)).build();
     this.kubelet = KubeletSimulator.start(registry, Duration.ofMillis(20));
+    // Every successful prepare is checked as a node would use it: the reference CDI library loads
+    // the spec directory and injects the returned ids.
+    if (CdiValidators.available()) {
+      kubelet.containerRuntime(
+          (driver, prepared) -> {
+            List<String> ids =
+                prepared.values().stream()
+                    .flatMap(r -> r.devices().stream())
+                    .flatMap(d -> d.cdiDeviceIds().stream())
+                    .toList();
+            if (!ids.isEmpty()) {
+              CdiValidators.assertValid(cdiDir, ids);
+            }
+          });
+    } else {
+      System.err.println(
+          "WARNING: CDI specs of the claims tests are not validated: no cdi-validate");
+    }
   }
 
   ClaimPreparer.Builder builder(TestProvider provider) {

@@ -24,14 +24,15 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * A real driver process (child JVM) is killed with SIGKILL at each step of a prepare; a new driver
- * (in this JVM) recovers, and prepare and unprepare converge with no orphan files and no device
- * handed out twice.
+ * A real driver process (child JVM) is killed with SIGKILL at each step of a prepare, and in the
+ * middle of an unprepare; a new driver (in this JVM) recovers, and prepare and unprepare converge
+ * with no orphan files and no device handed out twice.
  */
 class CrashTest {
 
@@ -55,49 +56,11 @@ class CrashTest {
   void killedMidPrepareThenRecovered(String point) throws Exception {
     ClaimRef claim = h.seed("victim", List.of(result("gpu", "node-a", "gpu-0")));
     ClaimRef rival = h.seed("rival", List.of(result("gpu", "node-a", "gpu-0")));
-    Path kubeconfig = h.api.writeKubeconfig(tmp.resolve("kubeconfig"));
-    Process child =
-        new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Ddra4j.claims.crashPoint=" + point,
-                "-cp",
-                System.getProperty("java.class.path"),
-                CrashChild.class.getName(),
-                tmp.toString(),
-                kubeconfig.toString())
-            .redirectErrorStream(true)
-            .start();
-    LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
-    List<String> output = new ArrayList<>();
-    Thread reader =
-        new Thread(
-            () -> {
-              try (BufferedReader r =
-                  new BufferedReader(
-                      new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
-                for (String l; (l = r.readLine()) != null; ) {
-                  lines.add(l);
-                }
-              } catch (Exception ignored) {
-                // The child died.
-              }
-            });
-    reader.setDaemon(true);
-    reader.start();
-    try {
-      String ready = await(lines, output, "READY ");
-      PluginInstance childPlugin =
-          h.kubelet.awaitPluginAt(Path.of(ready.substring("READY ".length())), ClaimsHarness.WAIT);
+    try (Child child = Child.start(h, tmp, point)) {
       CompletableFuture<?> call =
-          CompletableFuture.runAsync(() -> childPlugin.prepare(List.of(claim)), threads);
-      await(lines, output, "DRA4J-CRASH-POINT " + point);
-      child.destroyForcibly();
-      assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
+          CompletableFuture.runAsync(() -> child.plugin.prepare(List.of(claim)), threads);
+      child.killAt(point);
       assertThat(call).failsWithin(java.time.Duration.ofSeconds(30));
-    } finally {
-      if (child.isAlive()) {
-        child.destroyForcibly();
-      }
     }
 
     // A new driver process: recovers, then the kubelet retries.
@@ -116,20 +79,8 @@ class CrashTest {
       assertThat(h.cdiFiles()).isEmpty();
     }
 
-    // The simulator may still hold the dead child's connection on the same socket path and swap
-    // it for the new one: retry on UNAVAILABLE like the kubelet does.
-    ClaimResult r = null;
-    for (int attempt = 0; r == null; attempt++) {
-      try {
-        r = plugin.prepare(List.of(claim)).get(claim.uid());
-      } catch (io.grpc.StatusRuntimeException e) {
-        if (attempt >= 20 || e.getStatus().getCode() != io.grpc.Status.Code.UNAVAILABLE) {
-          throw e;
-        }
-        Thread.sleep(100);
-        plugin = h.kubelet.awaitPluginAt(h.server.registrationSocket(), ClaimsHarness.WAIT);
-      }
-    }
+    plugin = reconnected(plugin);
+    ClaimResult r = plugin.prepare(List.of(claim)).get(claim.uid());
     assertThat(r.error()).isEmpty();
     assertThat(provider.prepareCalls).hasSize(completedBeforeCrash ? 0 : 1);
     assertThat(h.checkpointFiles()).containsExactly(claim.uid() + ".json");
@@ -152,20 +103,135 @@ class CrashTest {
     assertThat(plugin.prepare(List.of(rival)).get(rival.uid()).isOk()).isTrue();
   }
 
-  private static String await(LinkedBlockingQueue<String> lines, List<String> output, String prefix)
-      throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (System.nanoTime() < deadline) {
-      String l = lines.poll(100, TimeUnit.MILLISECONDS);
-      if (l == null) {
-        continue;
-      }
-      output.add(l);
-      if (l.startsWith(prefix)) {
-        return l;
+  @Test
+  void killedMidUnprepareThenRecovered() throws Exception {
+    ClaimRef claim = h.seed("victim", List.of(result("gpu", "node-a", "gpu-0")));
+    ClaimRef rival = h.seed("rival", List.of(result("gpu", "node-a", "gpu-0")));
+    String point = "after-provider-unprepare";
+    try (Child child = Child.start(h, tmp, point)) {
+      assertThat(child.plugin.prepare(List.of(claim)).get(claim.uid()).error()).isEmpty();
+      CompletableFuture<?> call =
+          CompletableFuture.runAsync(() -> child.plugin.unprepare(List.of(claim)), threads);
+      child.killAt(point);
+      assertThat(call).failsWithin(java.time.Duration.ofSeconds(30));
+    }
+    // The provider released the device but the record and the spec are still there.
+    assertThat(h.checkpointFiles()).containsExactly(claim.uid() + ".json");
+    assertThat(h.cdiFiles())
+        .containsExactlyInAnyOrder(
+            "k8s." + DRIVER + "-claim_" + claim.uid() + ".json",
+            DRIVER + "_metadata_" + claim.uid() + "_gpu.json");
+
+    // A new driver process: the claim is still prepared as far as it knows, until the kubelet
+    // retries the unprepare (it does until it succeeds); the device is not handed out meanwhile.
+    TestProvider provider = new TestProvider();
+    PluginInstance plugin = reconnected(h.start(provider, b -> b.deviceMetadata(true)));
+    assertThat(plugin.prepare(List.of(rival)).get(rival.uid()).error().get())
+        .contains("is already prepared for claim " + claim);
+    assertThat(plugin.unprepare(List.of(claim))).containsEntry(claim.uid(), Optional.empty());
+    assertThat(provider.unprepareCalls).hasSize(1);
+    assertThat(provider.unprepareCalls.get(0).completed()).isTrue();
+    assertThat(h.checkpointFiles()).isEmpty();
+    assertThat(h.cdiFiles()).isEmpty();
+    assertThat(ClaimsHarness.files(h.pluginDir.resolve("dra-device-metadata"))).isEmpty();
+    assertThat(plugin.prepare(List.of(rival)).get(rival.uid()).isOk()).isTrue();
+  }
+
+  /**
+   * The simulator may still hold the dead child's connection on the same socket path and swap it
+   * for the new one: wait for a call to get through, retrying on UNAVAILABLE like the kubelet.
+   */
+  private PluginInstance reconnected(PluginInstance plugin) throws Exception {
+    for (int attempt = 0; ; attempt++) {
+      try {
+        plugin.unprepare(List.of());
+        return plugin;
+      } catch (io.grpc.StatusRuntimeException e) {
+        if (attempt >= 20 || e.getStatus().getCode() != io.grpc.Status.Code.UNAVAILABLE) {
+          throw e;
+        }
+        Thread.sleep(100);
+        plugin = h.kubelet.awaitPluginAt(h.server.registrationSocket(), ClaimsHarness.WAIT);
       }
     }
-    throw new AssertionError(
-        "child never printed " + prefix + "; output:\n" + String.join("\n", output));
+  }
+
+  /** A driver in a child JVM ({@link CrashChild}) that blocks at a crash point until killed. */
+  private static final class Child implements AutoCloseable {
+    final Process process;
+    final PluginInstance plugin;
+    final LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
+    final List<String> output = new ArrayList<>();
+
+    private Child(Process process, ClaimsHarness h) throws Exception {
+      this.process = process;
+      Thread reader =
+          new Thread(
+              () -> {
+                try (BufferedReader r =
+                    new BufferedReader(
+                        new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                  for (String l; (l = r.readLine()) != null; ) {
+                    lines.add(l);
+                  }
+                } catch (Exception ignored) {
+                  // The child died.
+                }
+              });
+      reader.setDaemon(true);
+      reader.start();
+      String ready = await("READY ");
+      this.plugin =
+          h.kubelet.awaitPluginAt(Path.of(ready.substring("READY ".length())), ClaimsHarness.WAIT);
+    }
+
+    static Child start(ClaimsHarness h, Path tmp, String point) throws Exception {
+      Path kubeconfig = h.api.writeKubeconfig(tmp.resolve("kubeconfig"));
+      Process p =
+          new ProcessBuilder(
+                  Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                  "-Ddra4j.claims.crashPoint=" + point,
+                  "-cp",
+                  System.getProperty("java.class.path"),
+                  CrashChild.class.getName(),
+                  tmp.toString(),
+                  kubeconfig.toString())
+              .redirectErrorStream(true)
+              .start();
+      try {
+        return new Child(p, h);
+      } catch (Exception | Error e) {
+        p.destroyForcibly();
+        throw e;
+      }
+    }
+
+    /** Waits until the child reports the crash point, then SIGKILLs it. */
+    void killAt(String point) throws Exception {
+      await("DRA4J-CRASH-POINT " + point);
+      process.destroyForcibly();
+      assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    }
+
+    private String await(String prefix) throws Exception {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (System.nanoTime() < deadline) {
+        String l = lines.poll(100, TimeUnit.MILLISECONDS);
+        if (l == null) {
+          continue;
+        }
+        output.add(l);
+        if (l.startsWith(prefix)) {
+          return l;
+        }
+      }
+      throw new AssertionError(
+          "child never printed " + prefix + "; output:\n" + String.join("\n", output));
+    }
+
+    @Override
+    public void close() {
+      process.destroyForcibly();
+    }
   }
 }

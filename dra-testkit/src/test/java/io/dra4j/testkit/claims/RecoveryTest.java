@@ -68,7 +68,10 @@ class RecoveryTest {
         cdiSpec(orphanUid),
         "{\"cdiVersion\":\"0.3.0\",\"kind\":\"k8s." + DRIVER + "/claim\",\"devices\":[]}");
     Path foreign = h.cdiDir.resolve("other-vendor.json");
-    Files.writeString(foreign, "{}");
+    Files.writeString(
+        foreign,
+        "{\"cdiVersion\":\"0.5.0\",\"kind\":\"other.example.com/nic\",\"devices\":"
+            + "[{\"name\":\"nic0\",\"containerEdits\":{\"env\":[\"NIC=0\"]}}]}");
 
     h.start(provider);
 

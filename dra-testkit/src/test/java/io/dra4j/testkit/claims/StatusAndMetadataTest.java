@@ -173,6 +173,10 @@ class StatusAndMetadataTest {
     provider.deviceNodes = true;
     h.start(provider);
     Files.writeString(h.devRoot.resolve("gpu-0"), "");
+    // /dev/gpu-0 exists only under the test's dev root, not on this host, so the reference library
+    // cannot inject it here: it loads and checks the specs without injecting.
+    h.kubelet.containerRuntime(
+        (driver, prepared) -> CdiValidators.assertValid(h.cdiDir, List.of()));
     ClaimRef present = h.seed("present", List.of(result("gpu", "node-a", "gpu-0")));
     ClaimRef absent = h.seed("absent", List.of(result("gpu", "node-a", "gpu-1")));
 
