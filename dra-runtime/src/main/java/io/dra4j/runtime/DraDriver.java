@@ -275,15 +275,17 @@ public final class DraDriver implements AutoCloseable {
 
   /**
    * The guard must know the DeviceClasses and the Node before anything is published under its
-   * {@code wait} policy; {@code warn} and {@code fail} publish at once.
+   * {@code wait} and {@code fail} policies (under {@code fail}, a conflict stops the driver before
+   * it published the devices in conflict); {@code warn} publishes at once.
    */
   private void awaitGuardThenPublish() {
     try {
-      if (settings.extendedResourcePolicy == ExtendedResourceGuard.Policy.WAIT) {
+      if (settings.extendedResourcePolicy != ExtendedResourceGuard.Policy.WARN) {
         while (state != State.CLOSED && !guard.awaitSynced(Duration.ofSeconds(10))) {
           LOG.warn(
-              "not publishing yet: waiting to read the DeviceClasses and node {} (policy wait)",
-              settings.nodeName);
+              "not publishing yet: waiting to read the DeviceClasses and node {} (policy {})",
+              settings.nodeName,
+              settings.extendedResourcePolicy.name().toLowerCase(java.util.Locale.ROOT));
         }
       }
       guardSynced = true;

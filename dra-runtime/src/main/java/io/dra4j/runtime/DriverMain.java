@@ -138,7 +138,11 @@ public final class DriverMain {
         // The JVM is already shutting down (a signal): the hook is running.
       }
     }
-    return driver.fatalReason().isPresent() ? 1 : 0;
+    if (driver.fatalReason().isPresent()) {
+      err.println("error: " + driver.fatalReason().get());
+      return 1;
+    }
+    return 0;
   }
 
   /**

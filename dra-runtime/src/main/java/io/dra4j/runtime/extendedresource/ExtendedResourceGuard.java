@@ -235,13 +235,14 @@ public final class ExtendedResourceGuard implements AutoCloseable {
   }
 
   /**
-   * Under {@link Policy#WAIT}: the pools without the devices of an active conflict (evaluated on
-   * exactly these pools), or without any device before the first sync. Pools are kept even when
-   * empty: an empty pool says the driver runs and offers nothing. Under WARN and FAIL: the pools
-   * unchanged.
+   * Under {@link Policy#WAIT} and {@link Policy#FAIL}: the pools without the devices of an active
+   * conflict (evaluated on exactly these pools), or without any device before the first sync. Pools
+   * are kept even when empty: an empty pool says the driver runs and offers nothing. (A driver
+   * about to exit under FAIL must not publish what it exits for in the meantime.) Under WARN: the
+   * pools unchanged.
    */
   public List<Pool> filter(List<Pool> pools) {
-    if (policy != Policy.WAIT) {
+    if (policy == Policy.WARN) {
       return List.copyOf(pools);
     }
     boolean isSynced;

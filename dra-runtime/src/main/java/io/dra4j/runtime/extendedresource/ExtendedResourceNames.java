@@ -62,7 +62,7 @@ final class ExtendedResourceNames {
           "the class name has characters not allowed in the name part of a qualified name");
     }
     return KubeNames.qualifiedName(className).stream()
-        .map(p -> "as the name part of an extended resource name, " + p)
+        .map(p -> "the class name cannot be the name part of an extended resource name: " + p)
         .toList();
   }
 

@@ -2,6 +2,7 @@ package io.dra4j.examples.fake;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.dra4j.runtime.kube.HttpKubeClient;
 import io.dra4j.runtime.kube.KubeClients;
 import io.dra4j.runtime.kube.KubeJson;
@@ -89,7 +90,12 @@ class RunCommandIT {
             "--health-port",
             Integer.toString(healthPort),
             "--devices",
-            "3");
+            "3",
+            // gpu-2 turns unhealthy and back every 300 ms: health shows on the status endpoint.
+            "--flap-device",
+            "gpu-2",
+            "--flap-period",
+            "300ms");
     try (KubeletSimulator kubelet = KubeletSimulator.start(registry);
         HttpKubeClient client = KubeClients.fromKubeconfig(kubeconfig)) {
       PluginInstance plugin = kubelet.awaitPlugin("gpu.example.com", Duration.ofSeconds(60));
@@ -115,6 +121,20 @@ class RunCommandIT {
       assertThat(status.body())
           .contains("\"driver\" : \"gpu.example.com\"")
           .contains("\"registered\" : true");
+      await(
+          () -> {
+            JsonNode health =
+                KubeJson.mapper().readTree(get(http, healthPort, "/status").body()).path("health");
+            for (JsonNode d : health.path("devices")) {
+              if (d.path("device").asText().equals("gpu-2")
+                  && d.path("status").asText().equals("UNHEALTHY")
+                  && d.path("reason").asText().equals("FakeFlap")) {
+                return true;
+              }
+            }
+            return false;
+          },
+          "gpu-2 unhealthy in /status");
       assertThat(get(http, healthPort, "/metrics").body())
           .contains("dra4j_ready{driver=\"gpu.example.com\"} 1")
           .contains("dra4j_published_devices{driver=\"gpu.example.com\"} 3");

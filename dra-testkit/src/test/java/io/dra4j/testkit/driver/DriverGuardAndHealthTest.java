@@ -1,0 +1,213 @@
+package io.dra4j.testkit.driver;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.dra4j.api.device.Device;
+import io.dra4j.api.device.DeviceTaint;
+import io.dra4j.api.device.Quantity;
+import io.dra4j.api.device.TaintEffect;
+import io.dra4j.fake.FakeDeviceProvider;
+import io.dra4j.runtime.DraDriver;
+import io.dra4j.runtime.DriverMain;
+import io.dra4j.runtime.kube.DeviceClass;
+import io.dra4j.runtime.kube.DeviceSelector;
+import io.dra4j.runtime.kube.HttpKubeClient;
+import io.dra4j.runtime.kube.Node;
+import io.dra4j.runtime.kube.ObjectMeta;
+import io.dra4j.testkit.apiserver.FakeApiServer;
+import io.dra4j.testkit.kubelet.KubeletSimulator;
+import io.dra4j.testkit.slices.PublishedSlices;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A whole driver (DraDriver with the fake provider) against the test kit's API server: what the
+ * extended-resource guard and device health do to the ResourceSlices the scheduler reads.
+ */
+class DriverGuardAndHealthTest {
+  static final String DRIVER = "gpu.example.com";
+  static final String NODE = "node-1";
+  static final String GPU = "example.com/gpu";
+  static final Duration WAIT = Duration.ofSeconds(30);
+
+  @TempDir Path tmp;
+  FakeApiServer api;
+  HttpKubeClient client;
+  KubeletSimulator kubelet;
+  PublishedSlices published;
+  String nodeUid;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    api = FakeApiServer.start();
+    client = api.newClient();
+    kubelet = KubeletSimulator.start(Files.createDirectories(tmp.resolve("registry")));
+    published = new PublishedSlices(api, DRIVER);
+  }
+
+  @AfterEach
+  void tearDown() {
+    kubelet.close();
+    client.close();
+    api.close();
+  }
+
+  /** The node, advertising {@code value} of example.com/gpu as a device plugin does. */
+  void node(String value) throws Exception {
+    Node.Status status =
+        Node.Status.of(Map.of(GPU, Quantity.parse(value)), Map.of(GPU, Quantity.parse(value)));
+    if (nodeUid == null) {
+      nodeUid = api.put(Node.TYPE, Node.of(ObjectMeta.named("", NODE), status)).metadata().uid();
+    } else {
+      client.updateStatus(Node.TYPE, client.get(Node.TYPE, "", NODE).withStatus(status));
+    }
+  }
+
+  /** A DeviceClass that maps example.com/gpu to every device of the driver. */
+  void gpuClass() throws Exception {
+    DeviceClass.Spec spec =
+        DeviceClass.Spec.of(List.of(DeviceSelector.cel("device.driver == '" + DRIVER + "'")))
+            .withExtendedResourceName(GPU);
+    client.create(DeviceClass.TYPE, DeviceClass.of(ObjectMeta.named("", "gpu"), spec));
+  }
+
+  DraDriver.Builder driver(FakeDeviceProvider provider) throws Exception {
+    return DraDriver.builder()
+        .driverName(DRIVER)
+        .nodeName(NODE)
+        .provider(provider)
+        .kubeClient(client)
+        .config(FakeDeviceProvider.CONFIG_DEVICES, "2")
+        .registrarDirectory(kubelet.registryDirectory())
+        .pluginDirectory(tmp.resolve("plugin"))
+        .cdiDirectory(Files.createDirectories(tmp.resolve("cdi")))
+        .warmUp(false);
+  }
+
+  List<String> publishedDevices() {
+    return published.devices(NODE).stream().map(Device::name).toList();
+  }
+
+  static void await(String what, BooleanSupplier condition) throws InterruptedException {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("timed out waiting for " + what);
+      }
+      Thread.sleep(20);
+    }
+  }
+
+  @Test
+  void waitPublishesTheDevicesOnlyOnceTheDevicePluginIsGone() throws Exception {
+    node("4");
+    gpuClass();
+    try (DraDriver driver = driver(new FakeDeviceProvider()).build()) {
+      driver.start();
+      assertThat(driver.awaitPublished(WAIT)).isTrue();
+      // The pool is there, empty: the driver runs and offers nothing the device plugin serves.
+      assertThat(published.byPool()).containsOnlyKeys(NODE);
+      assertThat(publishedDevices()).isEmpty();
+      assertThat(driver.guardReport().orElseThrow().blocking()).isTrue();
+      published.assertValid(Optional.of(NODE), nodeUid);
+
+      // The device plugin goes: allocatable and capacity drop to zero.
+      node("0");
+      await("the devices in the API server", () -> publishedDevices().size() == 2);
+      assertThat(publishedDevices()).containsExactly("gpu-0", "gpu-1");
+      assertThat(driver.guardReport().orElseThrow().blocking()).isFalse();
+      published.assertValid(Optional.of(NODE), nodeUid);
+    }
+  }
+
+  @Test
+  void failStopsTheLauncherWithStatusOneAndTheReasonBeforePublishingTheConflict() throws Exception {
+    node("4");
+    gpuClass();
+    Path kubeconfig = api.writeKubeconfig(tmp.resolve("kubeconfig"));
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    List<String> args =
+        List.of(
+            "--driver-name",
+            DRIVER,
+            "--node-name",
+            NODE,
+            "--provider",
+            FakeDeviceProvider.NAME,
+            "--kubeconfig",
+            kubeconfig.toString(),
+            "--registrar-dir",
+            kubelet.registryDirectory().toString(),
+            "--plugin-dir",
+            tmp.resolve("plugin").toString(),
+            "--cdi-dir",
+            Files.createDirectories(tmp.resolve("cdi")).toString(),
+            "--health-port",
+            "-1",
+            "--no-warm-up",
+            "--extended-resource-conflict",
+            "fail",
+            "--devices",
+            "2");
+    CompletableFuture<Integer> exit =
+        CompletableFuture.supplyAsync(
+            () ->
+                DriverMain.run(
+                    args, Map.of(), Map.of(), new PrintStream(err, true, StandardCharsets.UTF_8)));
+
+    assertThat(exit.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(1);
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .contains("DeviceClass gpu", GPU, "node " + NODE, "capacity 4");
+    assertThat(publishedDevices()).as("no device in conflict was ever published").isEmpty();
+  }
+
+  @Test
+  void anUnhealthyDeviceIsTaintedInItsSliceUntilItRecovers() throws Exception {
+    node("0");
+    FakeDeviceProvider provider = new FakeDeviceProvider();
+    try (DraDriver driver = driver(provider).healthRecoveryDelay(Duration.ofMillis(200)).build()) {
+      driver.start();
+      assertThat(driver.awaitPublished(WAIT)).isTrue();
+      assertThat(publishedDevices()).containsExactly("gpu-0", "gpu-1");
+
+      provider.health().markUnhealthy("gpu-1", "XID79", "GPU has fallen off the bus");
+      await("the taint on gpu-1", () -> !taints("gpu-1").isEmpty());
+      assertThat(taints("gpu-1"))
+          .singleElement()
+          .satisfies(
+              t -> {
+                assertThat(t.key()).isEqualTo(DRIVER + "/unhealthy");
+                assertThat(t.value()).isEqualTo("XID79");
+                assertThat(t.effect()).isEqualTo(TaintEffect.NO_SCHEDULE);
+              });
+      assertThat(taints("gpu-0")).isEmpty();
+      published.assertValid(Optional.of(NODE), nodeUid);
+
+      provider.health().markHealthy("gpu-1");
+      await("the taint lifted", () -> taints("gpu-1").isEmpty());
+      published.assertValid(Optional.of(NODE), nodeUid);
+    }
+  }
+
+  List<DeviceTaint> taints(String device) {
+    return published.devices(NODE).stream()
+        .filter(d -> d.name().equals(device))
+        .findFirst()
+        .map(Device::taints)
+        .orElse(List.of());
+  }
+}
