@@ -121,6 +121,7 @@ final class Warmup {
                   .registrarDirectory(registrar)
                   .pluginDataDirectory(plugin)
                   .nodeService(preparer)
+                  .callLogger(NOPLogger.NOP_LOGGER)
                   .build()
                   .start()) {
         preparer.recover();

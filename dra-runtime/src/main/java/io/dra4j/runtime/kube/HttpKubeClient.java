@@ -682,7 +682,7 @@ public final class HttpKubeClient implements KubeClient {
       this.config = Objects.requireNonNull(config, "config");
     }
 
-    /** Client-side rate limit: sustained calls per second and burst (default 5 / 10). */
+    /** Client-side rate limit: sustained calls per second and burst (default 50 / 100). */
     public Builder rateLimit(double qps, int burst) {
       if (qps <= 0 || burst < 1) {
         throw new IllegalArgumentException("rate limit needs qps > 0 and burst >= 1");

@@ -108,6 +108,7 @@ public final class KubeletPluginServer implements AutoCloseable {
   private final Path draSocket;
   private final List<String> supportedServices;
   private final boolean nodeV1;
+  private final Logger callLogger;
   private final boolean nodeV1beta1;
   private final Optional<HealthSource> healthSource;
   private final NodeService nodeService;
@@ -139,6 +140,7 @@ public final class KubeletPluginServer implements AutoCloseable {
         SocketNames.registrationSocket(registrarDirectory, driverName, podUid);
     this.draSocket = SocketNames.draSocket(pluginDataDirectory, podUid);
     this.nodeV1 = b.nodeV1;
+    this.callLogger = b.callLogger;
     this.nodeV1beta1 = b.nodeV1beta1;
     this.healthSource = b.healthSource;
     this.nodeService = b.nodeService;
@@ -200,7 +202,7 @@ public final class KubeletPluginServer implements AutoCloseable {
 
       UnixSockets.claimPath("DRA socket", draSocket);
       NettyServerBuilder dra = serverFor(draSocket);
-      calls = new NodeCalls(driverName, nodeService, serializationLock);
+      calls = new NodeCalls(driverName, nodeService, serializationLock, callLogger);
       if (nodeV1) {
         dra.addService(intercepted(new DraPluginV1Service(calls)));
       }
@@ -427,6 +429,7 @@ public final class KubeletPluginServer implements AutoCloseable {
     private Path registrarDirectory = SocketNames.DEFAULT_REGISTRAR_DIRECTORY;
     private Optional<Path> pluginDataDirectory = Optional.empty();
     private Optional<String> podUid = Optional.empty();
+    private Logger callLogger = NodeCalls.DEFAULT_LOG;
     private boolean nodeV1 = true;
     private boolean nodeV1beta1 = true;
     private Optional<HealthSource> healthSource = Optional.empty();
@@ -482,6 +485,15 @@ public final class KubeletPluginServer implements AutoCloseable {
     /**
      * Serve and advertise {@code v1beta1.DRAPlugin} (default true; kubelets before 1.34 need it).
      */
+    /**
+     * Where the line per NodePrepareResources/NodeUnprepareResources call goes (default: the logger
+     * {@code io.dra4j.runtime.kubelet.NodeCalls}, info for success, error for failure).
+     */
+    public Builder callLogger(Logger value) {
+      callLogger = Objects.requireNonNull(value, "callLogger");
+      return this;
+    }
+
     public Builder nodeV1beta1(boolean value) {
       nodeV1beta1 = value;
       return this;

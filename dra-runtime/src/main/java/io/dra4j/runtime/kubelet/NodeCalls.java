@@ -21,7 +21,10 @@ import org.slf4j.MDC;
  */
 final class NodeCalls {
 
-  private static final Logger LOG = LoggerFactory.getLogger(NodeCalls.class);
+  /** Where per-call lines go unless the server is told otherwise. */
+  static final Logger DEFAULT_LOG = LoggerFactory.getLogger(NodeCalls.class);
+
+  private final Logger log;
   static final String MDC_REQUEST_ID = "requestId";
 
   private final String driverName;
@@ -30,7 +33,8 @@ final class NodeCalls {
   private final boolean serializeHere;
   private final AtomicInteger inFlight = new AtomicInteger();
 
-  NodeCalls(String driverName, NodeService service, SerializationLock lock) {
+  NodeCalls(String driverName, NodeService service, SerializationLock lock, Logger log) {
+    this.log = log;
     this.driverName = driverName;
     this.service = service;
     this.lock = lock;
@@ -87,16 +91,14 @@ final class NodeCalls {
         raw = body.call(claims, call);
       }
       Map<String, T> result = completer.complete(id, method, claims, raw);
-      // Debug, like the Go helper's request logging: the prepare pipeline logs what it did at info.
-      if (LOG.isDebugEnabled()) {
-        LOG.debug(
-            "#{} {} driver={} claims={} done in {} µs",
-            id,
-            method,
-            driverName,
-            claims,
-            (System.nanoTime() - start) / 1000);
-      }
+      // One line per kubelet call (a few per pod start): what an operator greps for first.
+      log.info(
+          "#{} {} driver={} claims={} done in {} µs",
+          id,
+          method,
+          driverName,
+          claims,
+          (System.nanoTime() - start) / 1000);
       return result;
     } catch (Throwable t) {
       if (t instanceof InterruptedException) {
@@ -105,7 +107,7 @@ final class NodeCalls {
       Status status = StatusMapping.toStatus(t);
       long micros = (System.nanoTime() - start) / 1000;
       if (status.getCode() == Status.Code.INTERNAL) {
-        LOG.error(
+        log.error(
             "#{} {} driver={} claims={} failed after {} µs: {}",
             id,
             method,
@@ -115,7 +117,7 @@ final class NodeCalls {
             status,
             t);
       } else {
-        LOG.error(
+        log.error(
             "#{} {} driver={} claims={} failed after {} µs: {}",
             id,
             method,
@@ -162,9 +164,9 @@ final class NodeCalls {
       ClaimPrepareResult r = raw == null ? null : raw.get(claim.uid());
       if (r == null) {
         r = ClaimPrepareResult.failed(missingResult(claim));
-        LOG.error("#{} {} driver={} claim {}: {}", id, method, driverName, claim, r.error().get());
+        log.error("#{} {} driver={} claim {}: {}", id, method, driverName, claim, r.error().get());
       } else if (!r.isOk()) {
-        LOG.warn(
+        log.warn(
             "#{} {} driver={} claim {} failed: {}", id, method, driverName, claim, r.error().get());
       } else {
         r = stripSubrequests(r);
@@ -182,13 +184,13 @@ final class NodeCalls {
       Optional<String> r = raw == null ? null : raw.get(claim.uid());
       if (r == null) {
         r = Optional.of(missingResult(claim));
-        LOG.error("#{} {} driver={} claim {}: {}", id, method, driverName, claim, r.get());
+        log.error("#{} {} driver={} claim {}: {}", id, method, driverName, claim, r.get());
       } else if (r.isPresent() && r.get().isBlank()) {
         // An empty error string reads as success to the kubelet; keep the failure visible.
         r = Optional.of("unprepare failed (driver " + driverName + " gave no reason)");
       }
       if (r.isPresent()) {
-        LOG.warn("#{} {} driver={} claim {} failed: {}", id, method, driverName, claim, r.get());
+        log.warn("#{} {} driver={} claim {} failed: {}", id, method, driverName, claim, r.get());
       }
       out.put(claim.uid(), r);
     }
@@ -211,7 +213,7 @@ final class NodeCalls {
       }
     }
     if (!unknown.isEmpty()) {
-      LOG.warn(
+      log.warn(
           "#{} {} driver={}: dropped results for claim UIDs that were not requested: {}",
           id,
           method,

@@ -28,9 +28,14 @@ final class RegistrationService extends RegistrationGrpc.RegistrationImplBase {
 
   @Override
   public void getInfo(InfoRequest request, StreamObserver<PluginInfo> out) {
+    long start = System.nanoTime();
     out.onNext(info);
     out.onCompleted();
-    LOG.debug("#{} GetInfo driver={}: answered", RequestIds.next(), info.getName());
+    LOG.info(
+        "#{} GetInfo driver={}: answered in {} µs",
+        RequestIds.next(),
+        info.getName(),
+        (System.nanoTime() - start) / 1000);
   }
 
   @Override
