@@ -11,20 +11,34 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The overlap guard: which claim holds which device on this node. A device ({@code pool/device},
- * plus {@code #shareID} for a share of a multi-allocatable device) is refused to a second claim
- * unless either allocation has admin access. Reservations are all-or-nothing per claim and every
- * method is atomic, so the guard stays exact when claims are prepared in parallel.
+ * The overlap guard: which claim holds which device on this node. Two live claims may hold the same
+ * device ({@code pool/device}) only when either allocation has admin access, or when both hold
+ * distinct shares of it (different {@code shareID}s of a device that allows multiple allocations).
+ * An exclusive hold and a share of the same device conflict. Reservations are all-or-nothing per
+ * claim and every method is atomic, so the guard stays exact when claims are prepared in parallel.
  */
 final class DeviceIndex {
 
-  private record Holder(ClaimRef claim, boolean adminAccess) {}
+  private record Holder(ClaimRef claim, boolean adminAccess, Optional<String> shareId) {
+
+    /** Whether this hold and a new one of the same device, by another claim, exclude each other. */
+    boolean conflictsWith(ClaimRef other, Optional<String> otherShare) {
+      return !adminAccess
+          && !claim.uid().equals(other.uid())
+          && (shareId.isEmpty() || otherShare.isEmpty() || shareId.equals(otherShare));
+    }
+  }
 
   private final Map<String, List<Holder>> byKey = new HashMap<>();
   private final Map<String, List<String>> keysByClaim = new HashMap<>();
 
+  /** A device allocation's identity (with its share): what a claim's result is keyed by. */
   static String key(String pool, String device, Optional<String> shareId) {
-    return pool + "/" + device + shareId.map(s -> "#" + s).orElse("");
+    return deviceKey(pool, device) + shareId.map(s -> "#" + s).orElse("");
+  }
+
+  private static String deviceKey(String pool, String device) {
+    return pool + "/" + device;
   }
 
   /**
@@ -37,9 +51,8 @@ final class DeviceIndex {
       if (d.adminAccess()) {
         continue;
       }
-      String key = key(d.pool(), d.device(), d.shareId());
-      for (Holder h : byKey.getOrDefault(key, List.of())) {
-        if (!h.adminAccess() && !h.claim().uid().equals(claim.uid())) {
+      for (Holder h : byKey.getOrDefault(deviceKey(d.pool(), d.device()), List.of())) {
+        if (h.conflictsWith(claim, d.shareId())) {
           return Optional.of(
               "device "
                   + d.pool()
@@ -47,15 +60,18 @@ final class DeviceIndex {
                   + d.device()
                   + d.shareId().map(s -> " (share " + s + ")").orElse("")
                   + " is already prepared for claim "
-                  + h.claim());
+                  + h.claim()
+                  + h.shareId().map(s -> " (share " + s + ")").orElse(""));
         }
       }
     }
     release(claim.uid());
     List<String> keys = new ArrayList<>(devices.size());
     for (AllocatedDevice d : devices) {
-      String key = key(d.pool(), d.device(), d.shareId());
-      byKey.computeIfAbsent(key, k -> new ArrayList<>(1)).add(new Holder(claim, d.adminAccess()));
+      String key = deviceKey(d.pool(), d.device());
+      byKey
+          .computeIfAbsent(key, k -> new ArrayList<>(1))
+          .add(new Holder(claim, d.adminAccess(), d.shareId()));
       keys.add(key);
     }
     keysByClaim.put(claim.uid(), keys);
@@ -87,10 +103,10 @@ final class DeviceIndex {
     for (ClaimCheckpoint r : records) {
       List<String> keys = new ArrayList<>(r.devices().size());
       for (CheckpointDevice d : r.devices()) {
-        String key = key(d.pool(), d.device(), d.shareId());
+        String key = deviceKey(d.pool(), d.device());
         byKey
             .computeIfAbsent(key, k -> new ArrayList<>(1))
-            .add(new Holder(r.claim(), d.adminAccess()));
+            .add(new Holder(r.claim(), d.adminAccess(), d.shareId()));
         keys.add(key);
       }
       keysByClaim.put(r.claim().uid(), keys);
@@ -102,8 +118,11 @@ final class DeviceIndex {
     return keysByClaim.size();
   }
 
-  /** The claims holding a key, for tests. */
-  synchronized List<String> holders(String key) {
-    return byKey.getOrDefault(key, List.of()).stream().map(h -> h.claim().uid()).toList();
+  /** The claims holding a device ({@code pool/device}), for tests. */
+  synchronized List<String> holders(String poolAndDevice) {
+    return byKey.getOrDefault(poolAndDevice, List.of()).stream()
+        .map(h -> h.claim().uid())
+        .distinct()
+        .toList();
   }
 }

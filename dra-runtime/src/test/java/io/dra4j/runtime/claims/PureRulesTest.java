@@ -161,4 +161,37 @@ class PureRulesTest {
     assertThat(index.reserve(B, List.of(AllocatedDevice.of("r", "p", "d1")))).isEmpty();
     assertThat(index.holders("p/d1")).containsExactly(B.uid());
   }
+
+  @Test
+  void sharesOfOneDeviceCoexistButNotWithAnExclusiveHoldOrTheSameShare() {
+    ClaimRef c = new ClaimRef("ns", "c", "uid-c");
+    DeviceIndex index = new DeviceIndex();
+    assertThat(index.reserve(A, List.of(share("d1", "s1")))).isEmpty();
+    assertThat(index.reserve(B, List.of(share("d1", "s2")))).isEmpty();
+    assertThat(index.holders("p/d1")).containsExactly(A.uid(), B.uid());
+    assertThat(index.reserve(c, List.of(share("d1", "s1"))))
+        .contains("device p/d1 (share s1) is already prepared for claim " + A + " (share s1)");
+    assertThat(index.reserve(c, List.of(AllocatedDevice.of("r", "p", "d1"))))
+        .contains("device p/d1 is already prepared for claim " + A + " (share s1)");
+
+    // An exclusive hold keeps every share out.
+    assertThat(index.reserve(c, List.of(AllocatedDevice.of("r", "p", "d2")))).isEmpty();
+    assertThat(index.reserve(A, List.of(share("d1", "s1"), share("d2", "s9"))))
+        .contains("device p/d2 (share s9) is already prepared for claim " + c);
+    // A's refused reservation did not touch what A already held.
+    assertThat(index.holders("p/d1")).containsExactly(A.uid(), B.uid());
+  }
+
+  private static AllocatedDevice share(String device, String shareId) {
+    return new AllocatedDevice(
+        "r",
+        Optional.empty(),
+        "p",
+        device,
+        false,
+        List.of(),
+        Optional.of(shareId),
+        Map.of(),
+        Optional.empty());
+  }
 }

@@ -302,4 +302,37 @@ class ConfigAndOverlapTest {
       pool.shutdownNow();
     }
   }
+
+  @Test
+  void providerCallsAreSerializedUnlessTheProviderIsThreadSafe() throws Exception {
+    assertThat(maxConcurrentPrepares(false)).isEqualTo(1);
+    h.stopDriver();
+    assertThat(maxConcurrentPrepares(true)).isGreaterThan(1);
+  }
+
+  /** Eight claims on eight devices, prepared by eight kubelet calls at once. */
+  private int maxConcurrentPrepares(boolean threadSafe) throws Exception {
+    TestProvider p = new TestProvider();
+    p.threadSafe = threadSafe;
+    p.prepareMillis = 100;
+    PluginInstance plugin = h.start(p);
+    List<ClaimRef> claims = new ArrayList<>();
+    for (int d = 0; d < 8; d++) {
+      claims.add(h.seed("t" + threadSafe + "-" + d, List.of(result("gpu", "node-a", "gpu-" + d))));
+    }
+    ExecutorService pool = Executors.newFixedThreadPool(8);
+    try {
+      List<CompletableFuture<Map<String, ClaimResult>>> calls = new ArrayList<>();
+      for (ClaimRef c : claims) {
+        calls.add(CompletableFuture.supplyAsync(() -> plugin.prepare(List.of(c)), pool));
+      }
+      for (int i = 0; i < calls.size(); i++) {
+        assertThat(calls.get(i).get(60, TimeUnit.SECONDS).get(claims.get(i).uid()).isOk()).isTrue();
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(plugin.unprepare(claims)).allSatisfy((uid, error) -> assertThat(error).isEmpty());
+    return p.maxInFlight.get();
+  }
 }

@@ -20,6 +20,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
@@ -46,6 +47,14 @@ class TestProvider implements DeviceProvider, TypedConfig {
   volatile boolean failUnprepare;
   volatile Function<AllocatedDevice, Optional<DeviceStatus>> status = d -> Optional.empty();
 
+  /** How long each prepare takes, to widen the window in which calls could overlap. */
+  volatile long prepareMillis;
+
+  /** Prepares running right now, and the most seen at once. */
+  final AtomicInteger inFlight = new AtomicInteger();
+
+  final AtomicInteger maxInFlight = new AtomicInteger();
+
   /** Devices currently prepared, to prove that no device is handed out twice. */
   final List<String> held = Collections.synchronizedList(new ArrayList<>());
 
@@ -56,6 +65,21 @@ class TestProvider implements DeviceProvider, TypedConfig {
 
   @Override
   public PrepareResult prepare(ClaimAllocation allocation) throws DeviceException {
+    maxInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+    try {
+      if (prepareMillis > 0) {
+        Thread.sleep(prepareMillis);
+      }
+      return doPrepare(allocation);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new DeviceException("interrupted", e);
+    } finally {
+      inFlight.decrementAndGet();
+    }
+  }
+
+  private PrepareResult doPrepare(ClaimAllocation allocation) throws DeviceException {
     prepareCalls.add(allocation);
     if (failPrepare.test(allocation)) {
       throw new DeviceException("simulated failure for " + allocation.claim());
