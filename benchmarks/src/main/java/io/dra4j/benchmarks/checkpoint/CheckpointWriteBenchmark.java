@@ -122,7 +122,8 @@ public class CheckpointWriteBenchmark {
             Optional.empty(),
             false,
             List.of("k8s.gpu.example.com/claim=x-gpu-0"),
-            Map.of("partition", "p-1")));
+            Map.of("partition", "p-1"),
+            Optional.empty()));
   }
 
   private static Instant now() {

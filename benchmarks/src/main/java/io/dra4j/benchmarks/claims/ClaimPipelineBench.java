@@ -125,7 +125,8 @@ public final class ClaimPipelineBench {
                               Optional.empty(),
                               false,
                               List.of(),
-                              Map.of())),
+                              Map.of(),
+                              Optional.empty())),
                       "bench-boot",
                       Instant.now())
                   .completed(
@@ -137,7 +138,8 @@ public final class ClaimPipelineBench {
                               Optional.empty(),
                               false,
                               List.of(),
-                              Map.of())),
+                              Map.of(),
+                              Optional.empty())),
                       "bench-boot",
                       Instant.now()));
         }

@@ -26,14 +26,25 @@ import java.util.TreeMap;
  * field. See the package documentation for the versioning rule.
  */
 final class CheckpointCodec {
-  /** The format version this code writes. */
-  static final int VERSION = 1;
+  /**
+   * The format version this code writes. Version 2 moved a device's claim status from the
+   * provider's {@code recorded} map (reserved key {@value #V1_STATUS_KEY}, a JSON string) to its
+   * own field {@code status} (a JSON object); version 1 records are migrated when read.
+   */
+  static final int VERSION = 2;
 
-  /** The oldest reader version that understands what this code writes. */
+  /**
+   * The oldest reader version that understands what this code writes: a version 1 reader reads a
+   * version 2 record, ignoring {@code status} (it then does not re-apply the status on a repeated
+   * prepare, nothing worse), so a downgrade keeps every claim.
+   */
   static final int MIN_READER_VERSION = 1;
 
   /** The highest {@code minReaderVersion} this code can honour. */
-  static final int READER_VERSION = 1;
+  static final int READER_VERSION = 2;
+
+  /** Where version 1 kept a device's claim status. */
+  static final String V1_STATUS_KEY = "dra4j.io/status";
 
   private static final ObjectMapper MAPPER =
       new ObjectMapper()
@@ -87,6 +98,9 @@ final class CheckpointCodec {
       d.cdiDeviceIds().forEach(ids::add);
       ObjectNode rec = o.putObject("recorded");
       new TreeMap<>(d.recorded()).forEach(rec::put);
+      if (d.status().isPresent()) {
+        o.set("status", statusTree(d.status().get()));
+      }
     }
     try {
       return (MAPPER.writeValueAsString(root) + "\n").getBytes(StandardCharsets.UTF_8);
@@ -148,12 +162,13 @@ final class CheckpointCodec {
     }
     List<CheckpointDevice> devices = new ArrayList<>();
     for (int i = 0; i < devicesNode.size(); i++) {
-      devices.add(device(devicesNode.get(i), "devices[" + i + "]"));
+      devices.add(device(devicesNode.get(i), "devices[" + i + "]", version));
     }
     return new ClaimCheckpoint(claim, driver, state, bootId, createdAt, updatedAt, devices);
   }
 
-  private static CheckpointDevice device(JsonNode n, String at) throws FormatException {
+  private static CheckpointDevice device(JsonNode n, String at, int version)
+      throws FormatException {
     if (!n.isObject()) {
       throw FormatException.corrupt(at + ": expected an object, found " + describe(n));
     }
@@ -206,6 +221,34 @@ final class CheckpointCodec {
         recorded.put(e.getKey(), e.getValue().textValue());
       }
     }
+    Optional<String> status = Optional.empty();
+    JsonNode statusNode = n.get("status");
+    if (statusNode != null && !statusNode.isNull()) {
+      if (!statusNode.isObject()) {
+        throw FormatException.corrupt(
+            at + ".status: expected an object, found " + describe(statusNode));
+      }
+      status = Optional.of(statusNode.toString());
+    } else if (version == 1 && recorded.containsKey(V1_STATUS_KEY)) {
+      // Migrate: version 1 kept the status among the provider's recorded values.
+      String json = recorded.remove(V1_STATUS_KEY);
+      JsonNode tree;
+      try {
+        tree = MAPPER.readTree(json);
+      } catch (IOException e) {
+        throw FormatException.corrupt(
+            at + ".recorded." + V1_STATUS_KEY + ": not JSON: " + jsonError(e));
+      }
+      if (tree == null || !tree.isObject()) {
+        throw FormatException.corrupt(
+            at
+                + ".recorded."
+                + V1_STATUS_KEY
+                + ": expected a JSON object, found "
+                + describe(tree));
+      }
+      status = Optional.of(tree.toString());
+    }
     return new CheckpointDevice(
         text(n, "request", at + ".request"),
         text(n, "pool", at + ".pool"),
@@ -213,7 +256,20 @@ final class CheckpointCodec {
         shareId,
         adminAccess,
         ids,
-        recorded);
+        recorded,
+        status);
+  }
+
+  private static JsonNode statusTree(String json) {
+    try {
+      JsonNode tree = MAPPER.readTree(json);
+      if (!tree.isObject()) {
+        throw new IllegalArgumentException("a device status must be a JSON object: " + json);
+      }
+      return tree;
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException("a device status must be JSON: " + e.getMessage(), e);
+    }
   }
 
   private static String text(JsonNode parent, String field, String at) throws FormatException {

@@ -23,6 +23,8 @@ import java.util.Optional;
  *     or when the device has no container edits
  * @param recorded what the provider recorded ({@link PreparedDevice#recorded()}); empty before
  *     prepare completes
+ * @param status the device's claim status as JSON (opaque here), applied again when a repeated
+ *     prepare is answered from the checkpoint; empty when the provider reported none
  */
 public record CheckpointDevice(
     String request,
@@ -31,7 +33,8 @@ public record CheckpointDevice(
     Optional<String> shareId,
     boolean adminAccess,
     List<String> cdiDeviceIds,
-    Map<String, String> recorded) {
+    Map<String, String> recorded,
+    Optional<String> status) {
 
   public CheckpointDevice {
     Objects.requireNonNull(request, "request");
@@ -40,16 +43,25 @@ public record CheckpointDevice(
     Objects.requireNonNull(shareId, "shareId");
     cdiDeviceIds = List.copyOf(cdiDeviceIds);
     recorded = Map.copyOf(recorded);
+    Objects.requireNonNull(status, "status");
   }
 
   /** An allocated device whose prepare has not finished: no CDI ids, nothing recorded. */
   public static CheckpointDevice allocated(AllocatedDevice d) {
     return new CheckpointDevice(
-        d.request(), d.pool(), d.device(), d.shareId(), d.adminAccess(), List.of(), Map.of());
+        d.request(),
+        d.pool(),
+        d.device(),
+        d.shareId(),
+        d.adminAccess(),
+        List.of(),
+        Map.of(),
+        Optional.empty());
   }
 
-  /** A prepared device with the CDI ids returned for it. */
-  public static CheckpointDevice prepared(PreparedDevice p, List<String> cdiDeviceIds) {
+  /** A prepared device with the CDI ids returned for it and its status (as JSON). */
+  public static CheckpointDevice prepared(
+      PreparedDevice p, List<String> cdiDeviceIds, Optional<String> status) {
     AllocatedDevice d = p.device();
     return new CheckpointDevice(
         d.request(),
@@ -58,7 +70,8 @@ public record CheckpointDevice(
         d.shareId(),
         d.adminAccess(),
         cdiDeviceIds,
-        p.recorded());
+        p.recorded(),
+        status);
   }
 
   /** The request names of the kubelet response for this device. */

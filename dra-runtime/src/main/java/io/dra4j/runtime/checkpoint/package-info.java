@@ -6,7 +6,7 @@
  *
  * <pre>{@code
  * {
- *   "version": 1,               // format version of the writer
+ *   "version": 2,               // format version of the writer
  *   "minReaderVersion": 1,      // oldest reader that may interpret this record
  *   "driver": "gpu.example.com",
  *   "claim": {"namespace": "ns", "name": "c", "uid": "..."},
@@ -15,7 +15,8 @@
  *   "createdAt": "2026-01-01T00:00:00Z", "updatedAt": "...",
  *   "devices": [{"request": "gpu", "pool": "node-a", "device": "gpu-0", "shareId": "...",
  *                "adminAccess": false, "cdiDeviceIds": ["k8s.gpu.example.com/claim=..."],
- *                "recorded": {"key": "value"}}]
+ *                "recorded": {"key": "value"},
+ *                "status": {"conditions": [...], "data": {...}}}]   // since version 2
  * }
  * }</pre>
  *
@@ -35,6 +36,10 @@
  *       type or names another claim than its file name is corrupt: it is reported (file and field)
  *       and moved aside to {@code <uid>.json.corrupt}.
  *   <li>A record rewritten by an older dra4j loses the fields only a newer one knows.
+ *   <li>Version 2 gave a device's claim status its own field; version 1 kept it as a JSON string
+ *       under the recorded key {@code dra4j.io/status}, and a version 1 record is migrated when
+ *       read (the key leaves {@code recorded}). A version 1 reader reads version 2 records and only
+ *       loses the status for a repeated prepare.
  * </ul>
  *
  * Committed fixtures of each format version ({@code src/test/resources/.../checkpoint/}) are read

@@ -51,7 +51,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
@@ -96,11 +95,11 @@ public final class ClaimPreparer implements NodeService, AutoCloseable {
   /** Where this pipeline logs; the driver's warm-up runs a silent one. */
   private final Logger log;
 
-  /** Key prefix in a device's recorded map reserved for the runtime (never shown to providers). */
+  /**
+   * Key prefix of a device's recorded map that providers may not use: checkpoint format 1 kept the
+   * runtime's own values there, and reading such a record must not mistake a provider's for them.
+   */
   static final String RESERVED_PREFIX = "dra4j.io/";
-
-  /** The device's claim status, kept in the checkpoint so a repeated prepare can apply it again. */
-  static final String STATUS_KEY = RESERVED_PREFIX + "status";
 
   /** The file naming the process that last held the serialization lock. */
   static final String OWNER_FILE = "claims.owner";
@@ -501,11 +500,7 @@ public final class ClaimPreparer implements NodeService, AutoCloseable {
       if (metaId != null && requestsWithId.add(d.request())) {
         ids.add(metaId);
       }
-      Map<String, String> recorded = new TreeMap<>(p.recorded());
-      p.status().ifPresent(s -> recorded.put(STATUS_KEY, DeviceStatuses.encode(s)));
-      done.add(
-          new CheckpointDevice(
-              d.request(), d.pool(), d.device(), d.shareId(), d.adminAccess(), ids, recorded));
+      done.add(CheckpointDevice.prepared(p, ids, p.status().map(DeviceStatuses::encode)));
     }
     ClaimCheckpoint completed = started.completed(done, store.bootId(), clock.instant());
     try {
@@ -656,14 +651,10 @@ public final class ClaimPreparer implements NodeService, AutoCloseable {
     return rec.devices().stream().map(CheckpointDevice::request).distinct().toList();
   }
 
-  /** The record as the provider sees it: without the runtime's reserved keys. */
+  /** The record as the provider sees it. */
   private static PreparedClaim forProvider(ClaimCheckpoint rec) {
-    List<RecordedDevice> devices = new ArrayList<>(rec.devices().size());
-    for (CheckpointDevice d : rec.devices()) {
-      Map<String, String> recorded = new TreeMap<>(d.recorded());
-      recorded.keySet().removeIf(k -> k.startsWith(RESERVED_PREFIX));
-      devices.add(new RecordedDevice(d.request(), d.pool(), d.device(), d.shareId(), recorded));
-    }
+    List<RecordedDevice> devices =
+        rec.devices().stream().map(CheckpointDevice::toRecordedDevice).toList();
     return new PreparedClaim(rec.claim(), devices, rec.isCompleted());
   }
 
@@ -700,13 +691,12 @@ public final class ClaimPreparer implements NodeService, AutoCloseable {
   private void applyStatus(ResolvedClaim r, ClaimCheckpoint rec) throws ClaimException {
     List<AllocatedDeviceStatus> entries = new ArrayList<>();
     for (CheckpointDevice d : rec.devices()) {
-      String json = d.recorded().get(STATUS_KEY);
-      if (json == null) {
+      if (d.status().isEmpty()) {
         continue;
       }
       DeviceStatus s;
       try {
-        s = DeviceStatuses.decode(json);
+        s = DeviceStatuses.decode(d.status().get());
       } catch (JsonProcessingException e) {
         throw new ClaimException(
             "claim "

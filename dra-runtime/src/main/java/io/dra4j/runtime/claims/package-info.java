@@ -18,8 +18,8 @@
  *   <li>Claim status is applied with server-side apply ({@code resourceclaims/status}, field
  *       manager = driver name, force) after the PrepareCompleted record. A failed apply fails the
  *       claim: the kubelet retries, the repeat prepare is answered from the checkpoint and applies
- *       the status again (it is kept in the record under the reserved recorded key {@code
- *       dra4j.io/status}, which providers never see). A condition keeps its {@code
+ *       the status again (it is kept in the record, checkpoint format 2; format 1 kept it under the
+ *       recorded key {@code dra4j.io/status} and is migrated on read). A condition keeps its {@code
  *       lastTransitionTime} while its status is unchanged.
  *   <li>Device metadata files use {@code apiVersion: metadata.resource.k8s.io/v1alpha1, kind:
  *       DeviceMetadata}; the group is unconfirmed upstream (one constant to change).

@@ -9,6 +9,7 @@ import io.dra4j.api.claim.PreparedClaim;
 import io.dra4j.api.claim.RecordedDevice;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -35,6 +36,12 @@ class CheckpointFormatTest {
     }
   }
 
+  /** The claim status of the record's first device, as the codec hands it on (compact JSON). */
+  static final String STATUS =
+      "{\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\",\"reason\":\"Ok\","
+          + "\"message\":\"ready\"}],\"data\":{\"uuid\":\"GPU-0\"}}";
+
+  /** The record of the fixtures v1-completed.json and v2-completed.json. */
   static ClaimCheckpoint v1Completed() {
     return new ClaimCheckpoint(
         new ClaimRef("team-a", "train-job", UID),
@@ -51,7 +58,8 @@ class CheckpointFormatTest {
                 Optional.empty(),
                 false,
                 List.of("k8s.gpu.example.com/claim=" + UID + "-gpu-0"),
-                Map.of("migUuid", "MIG-4f2e9d7c", "profile", "1g.10gb")),
+                Map.of("migUuid", "MIG-4f2e9d7c", "profile", "1g.10gb"),
+                Optional.of(STATUS)),
             new CheckpointDevice(
                 "shared",
                 "node-1",
@@ -59,20 +67,53 @@ class CheckpointFormatTest {
                 Optional.of("0a1b2c3d-aaaa-4000-8000-000000000000"),
                 false,
                 List.of("k8s.gpu.example.com/claim=" + UID + "-gpu-1-0a1b2c3d"),
-                Map.of()),
+                Map.of(),
+                Optional.empty()),
             new CheckpointDevice(
-                "monitor", "node-1", "gpu-2", Optional.empty(), true, List.of(), Map.of())));
+                "monitor",
+                "node-1",
+                "gpu-2",
+                Optional.empty(),
+                true,
+                List.of(),
+                Map.of(),
+                Optional.empty())));
   }
 
   @Test
-  void readsTheCommittedV1Record() throws Exception {
-    assertThat(CheckpointCodec.decode(fixture("v1-completed.json"))).isEqualTo(v1Completed());
+  void readsTheCommittedV2Record() throws Exception {
+    assertThat(CheckpointCodec.decode(fixture("v2-completed.json"))).isEqualTo(v1Completed());
   }
 
   @Test
-  void theCurrentWriterProducesTheCommittedV1Form() throws Exception {
+  void theCurrentWriterProducesTheCommittedV2Form() throws Exception {
     assertThat(MAPPER.readTree(CheckpointCodec.encode(v1Completed())))
-        .isEqualTo(MAPPER.readTree(fixture("v1-completed.json")));
+        .isEqualTo(MAPPER.readTree(fixture("v2-completed.json")));
+  }
+
+  @Test
+  void aV1RecordIsMigratedTheStatusLeavesTheProvidersRecordedValues() throws Exception {
+    // Format 1 kept the claim status as a JSON string under a reserved recorded key.
+    assertThat(MAPPER.readTree(fixture("v1-completed.json")).at("/devices/0/recorded"))
+        .anySatisfy(v -> assertThat(v.asText()).contains("\"Ready\""));
+    ClaimCheckpoint read = CheckpointCodec.decode(fixture("v1-completed.json"));
+    assertThat(read).isEqualTo(v1Completed());
+    assertThat(read.devices().get(0).recorded()).doesNotContainKey(CheckpointCodec.V1_STATUS_KEY);
+    // Written back, it is a format 2 record.
+    assertThat(MAPPER.readTree(CheckpointCodec.encode(read)))
+        .isEqualTo(MAPPER.readTree(fixture("v2-completed.json")));
+  }
+
+  @Test
+  void aV1StatusThatIsNotJsonIsReportedWithItsField() throws Exception {
+    byte[] broken =
+        new String(fixture("v1-completed.json"), StandardCharsets.UTF_8)
+            .replace("{\\\"conditions", "nope{\\\"conditions")
+            .getBytes(StandardCharsets.UTF_8);
+    assertThatThrownBy(() -> CheckpointCodec.decode(broken))
+        .isInstanceOfSatisfying(
+            CheckpointCodec.FormatException.class, e -> assertThat(e.corrupt).isTrue())
+        .hasMessageContaining("devices[0].recorded.dra4j.io/status: not JSON");
   }
 
   @Test
@@ -83,12 +124,19 @@ class CheckpointFormatTest {
     assertThat(r.devices())
         .containsExactly(
             new CheckpointDevice(
-                "gpu", "node-1", "gpu-3", Optional.empty(), false, List.of(), Map.of()));
+                "gpu",
+                "node-1",
+                "gpu-3",
+                Optional.empty(),
+                false,
+                List.of(),
+                Map.of(),
+                Optional.empty()));
   }
 
   @Test
   void aNewerRecordWithUnknownFieldsIsReadForWhatThisVersionKnows() throws Exception {
-    ClaimCheckpoint r = CheckpointCodec.decode(fixture("future-v2-extra-fields.json"));
+    ClaimCheckpoint r = CheckpointCodec.decode(fixture("future-v3-extra-fields.json"));
     assertThat(r.claim())
         .isEqualTo(new ClaimRef("team-c", "etl", "c0000000-0000-4000-8000-00000000000c"));
     assertThat(r.isCompleted()).isTrue();

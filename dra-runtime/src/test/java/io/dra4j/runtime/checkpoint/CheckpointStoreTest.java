@@ -77,9 +77,12 @@ class CheckpointStoreTest {
     ClaimCheckpoint c =
         s.completed(
             List.of(
-                CheckpointDevice.prepared(p0, List.of("k8s.gpu.example.com/claim=x-gpu-0")),
                 CheckpointDevice.prepared(
-                    PreparedDevice.of(gpu(1), ContainerEdits.NONE), List.of())),
+                    p0,
+                    List.of("k8s.gpu.example.com/claim=x-gpu-0"),
+                    Optional.of("{\"conditions\":[]}")),
+                CheckpointDevice.prepared(
+                    PreparedDevice.of(gpu(1), ContainerEdits.NONE), List.of(), Optional.empty())),
             store.bootId(),
             T0.plusSeconds(2));
     store.write(c);
@@ -153,7 +156,8 @@ class CheckpointStoreTest {
                 List.of(
                     CheckpointDevice.prepared(
                         new PreparedDevice(gpu(0), ContainerEdits.NONE, Optional.empty(), big),
-                        List.of())),
+                        List.of(),
+                        Optional.empty())),
                 BOOT_1,
                 T0);
     store.write(r);

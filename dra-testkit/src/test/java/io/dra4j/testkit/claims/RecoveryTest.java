@@ -9,8 +9,10 @@ import io.dra4j.runtime.checkpoint.CheckpointDevice;
 import io.dra4j.runtime.checkpoint.CheckpointStore;
 import io.dra4j.runtime.checkpoint.ClaimCheckpoint;
 import io.dra4j.runtime.claims.RecoveryReport;
+import io.dra4j.runtime.kube.ResourceClaim;
 import io.dra4j.testkit.kubelet.ClaimResult;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -51,7 +53,14 @@ class RecoveryTest {
             DRIVER,
             List.of(
                 new CheckpointDevice(
-                    "gpu", "node-a", device, Optional.empty(), false, List.of(), Map.of())),
+                    "gpu",
+                    "node-a",
+                    device,
+                    Optional.empty(),
+                    false,
+                    List.of(),
+                    Map.of(),
+                    Optional.empty())),
             "boot-1",
             Instant.now()));
   }
@@ -161,6 +170,41 @@ class RecoveryTest {
     assertThat(provider.unprepareCalls.get(1).devices().get(1).shareId())
         .contains("0a1b2c3d-aaaa-4000-8000-000000000000");
     assertThat(h.plugin.prepare(List.of(rival)).get(rival.uid()).isOk()).isTrue();
+  }
+
+  @Test
+  void theClaimStatusInAFormatOneRecordIsAppliedAgainOnARepeatedPrepare() throws Exception {
+    ClaimRef claim =
+        h.seed(
+            "team-a", "train-job", List.of(result("gpu", "node-1", "gpu-0")), List.of(), Map.of());
+    Path dir = Files.createDirectories(h.pluginDir.resolve(CheckpointStore.DIRECTORY_NAME));
+    String record;
+    try (InputStream in = RecoveryTest.class.getResourceAsStream("v1-completed-with-status.json")) {
+      record = new String(in.readAllBytes(), StandardCharsets.UTF_8).replace("@UID@", claim.uid());
+    }
+    Files.writeString(dir.resolve(claim.uid() + ".json"), record);
+    // The fixture is the record alone, without its CDI spec: nothing for a runtime to inject.
+    h.kubelet.containerRuntime((driver, prepared) -> {});
+    h.start(provider);
+
+    ClaimResult r = h.plugin.prepare(List.of(claim)).get(claim.uid());
+    assertThat(r.error()).isEmpty();
+    assertThat(r.devices().get(0).cdiDeviceIds())
+        .containsExactly("k8s.gpu.example.com/claim=" + claim.uid() + "-gpu-0");
+    assertThat(provider.prepareCalls).as("answered from the record").isEmpty();
+    assertThat(h.api.object(ResourceClaim.TYPE, "team-a", "train-job").get().status().devices())
+        .singleElement()
+        .satisfies(
+            d -> {
+              assertThat(d.device()).isEqualTo("gpu-0");
+              assertThat(d.conditions())
+                  .singleElement()
+                  .satisfies(c -> assertThat(c.type()).isEqualTo("Ready"));
+            });
+    // The provider sees what it recorded, and nothing of the runtime's.
+    assertThat(h.plugin.unprepare(List.of(claim))).containsEntry(claim.uid(), Optional.empty());
+    assertThat(provider.unprepareCalls.get(0).devices().get(0).recorded())
+        .containsExactly(Map.entry("migUuid", "MIG-4f2e9d7c"));
   }
 
   private static void copyFixture(String name, Path to) throws Exception {
