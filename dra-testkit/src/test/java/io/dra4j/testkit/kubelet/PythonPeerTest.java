@@ -4,32 +4,41 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.dra4j.api.claim.ClaimRef;
 import io.dra4j.api.health.HealthStatus;
 import io.dra4j.runtime.kubelet.DeviceHealthState;
 import io.dra4j.runtime.kubelet.HealthSnapshot;
 import io.dra4j.runtime.kubelet.InMemoryHealthSource;
 import io.dra4j.runtime.kubelet.KubeletPluginServer;
 import io.dra4j.runtime.testsupport.PeerTools;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The server against an independent gRPC implementation: Python (C-core grpcio) with stubs
- * generated from this repository's .proto files, over the real Unix sockets. The script is
- * src/test/python/kubelet_peer.py.
+ * The contract against an independent gRPC implementation: Python (C-core grpcio) with stubs
+ * generated from this repository's .proto files, over the real Unix sockets, both ways: a Python
+ * kubelet against the server (src/test/python/kubelet_peer.py), and the simulator against a Python
+ * driver (src/test/python/python_driver.py).
  */
 class PythonPeerTest {
 
   private static final Path PROTO_DIR = Path.of("../dra-runtime/src/main/proto");
   private static final Path SCRIPT = Path.of("src/test/python/kubelet_peer.py");
+  private static final Path DRIVER_SCRIPT = Path.of("src/test/python/python_driver.py");
 
   @TempDir static Path stubs;
   @TempDir Path tmp;
@@ -102,6 +111,91 @@ class PythonPeerTest {
           .contains("v1 health UNIMPLEMENTED")
           .contains("v1alpha1 health UNIMPLEMENTED");
     }
+  }
+
+  /** The other direction: the simulator as the kubelet of a driver written in Python. */
+  @Test
+  void theSimulatorDrivesADriverNotWrittenInJava() throws Exception {
+    Path registry = Files.createDirectories(tmp.resolve("registry"));
+    Path pluginDir = tmp.resolve("plugins").resolve("py.example.com");
+    Process driver =
+        new ProcessBuilder(
+                Peers.PYTHON.toString(),
+                DRIVER_SCRIPT.toString(),
+                "--stubs",
+                stubs.toString(),
+                "--registry",
+                registry.toString(),
+                "--plugin-dir",
+                pluginDir.toString(),
+                "--driver",
+                "py.example.com")
+            .redirectErrorStream(true)
+            .start();
+    LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
+    Thread reader =
+        new Thread(
+            () -> {
+              try (BufferedReader r =
+                  new BufferedReader(
+                      new InputStreamReader(driver.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String l; (l = r.readLine()) != null; ) {
+                  lines.add(l);
+                }
+              } catch (IOException e) {
+                // The driver ended.
+              }
+            });
+    reader.setDaemon(true);
+    reader.start();
+    List<String> seen = new ArrayList<>();
+    try (KubeletSimulator kubelet = KubeletSimulator.start(registry)) {
+      awaitLine(lines, seen, "SERVING");
+      PluginInstance plugin = kubelet.awaitPlugin("py.example.com", Duration.ofSeconds(30));
+      assertThat(plugin.supportedVersions()).containsExactly("v1.DRAPlugin");
+      assertThat(plugin.endpoint()).isEqualTo(pluginDir.resolve("dra.sock"));
+      awaitLine(lines, seen, "NotifyRegistrationStatus registered=True");
+
+      ClaimRef claim = new ClaimRef("default", "py-claim", "0f0e0d0c-1111-4000-8000-000000000001");
+      ClaimResult r = plugin.prepare(List.of(claim)).get(claim.uid());
+      assertThat(r.error()).isEmpty();
+      assertThat(r.devices())
+          .singleElement()
+          .satisfies(
+              d -> {
+                assertThat(d.deviceName()).isEqualTo("py-gpu-0");
+                assertThat(d.cdiDeviceIds())
+                    .containsExactly("k8s.py.example.com/claim=" + claim.uid() + "-py-gpu-0");
+              });
+      assertThat(plugin.unprepare(List.of(claim))).containsEntry(claim.uid(), Optional.empty());
+      awaitLine(lines, seen, "NodeUnprepareResources " + claim.uid());
+
+      driver.getOutputStream().close(); // stdin EOF: the driver removes its socket and stops
+      assertThat(driver.waitFor(30, TimeUnit.SECONDS)).as("driver output: %s", seen).isTrue();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (kubelet.plugin("py.example.com").isPresent() && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+      assertThat(kubelet.plugin("py.example.com")).as("deregistered").isEmpty();
+    } finally {
+      driver.destroyForcibly();
+    }
+  }
+
+  private static void awaitLine(LinkedBlockingQueue<String> lines, List<String> seen, String prefix)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (System.nanoTime() < deadline) {
+      String l = lines.poll(100, TimeUnit.MILLISECONDS);
+      if (l == null) {
+        continue;
+      }
+      seen.add(l);
+      if (l.startsWith(prefix)) {
+        return;
+      }
+    }
+    throw new AssertionError("the Python driver never printed " + prefix + "; output: " + seen);
   }
 
   private KubeletPluginServer.Builder server(ScriptedNodeService service) {
