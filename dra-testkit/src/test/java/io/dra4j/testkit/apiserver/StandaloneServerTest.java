@@ -13,6 +13,7 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -26,21 +27,18 @@ class StandaloneServerTest {
 
   @Test
   void runsStandaloneAndWritesAWorkingKubeconfig(@TempDir Path dir) throws Exception {
+    check(dir, List.of("-cp", System.getProperty("java.class.path"), Main.class.getName()));
+  }
+
+  /** Starts {@code java <launch> --port 0 --kubeconfig-out FILE} and uses the server. */
+  static void check(Path dir, List<String> launch) throws Exception {
     Path kubeconfig = dir.resolve("sub/kubeconfig.yaml");
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    Process p =
-        new ProcessBuilder(
-                List.of(
-                    java,
-                    "-cp",
-                    System.getProperty("java.class.path"),
-                    Main.class.getName(),
-                    "--port",
-                    "0",
-                    "--kubeconfig-out",
-                    kubeconfig.toString()))
-            .redirectError(ProcessBuilder.Redirect.DISCARD)
-            .start();
+    List<String> command =
+        new ArrayList<>(
+            List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+    command.addAll(launch);
+    command.addAll(List.of("--port", "0", "--kubeconfig-out", kubeconfig.toString()));
+    Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
     try {
       BufferedReader out =
           new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
