@@ -19,6 +19,7 @@ import io.dra4j.runtime.kube.KubeClient;
 import io.dra4j.runtime.kube.KubeException;
 import io.dra4j.runtime.kube.KubeList;
 import io.dra4j.runtime.kube.ListOptions;
+import io.dra4j.runtime.kube.Node;
 import io.dra4j.runtime.kube.ObjectMeta;
 import io.dra4j.runtime.kube.Preconditions;
 import io.dra4j.runtime.kube.ResourceClaim;
@@ -234,6 +235,7 @@ abstract class KubeClientContractTest {
     assertThat(sliceNames("spec.nodeName=node-1,spec.driver=" + DRIVER)).containsExactly("a");
     assertThat(sliceNames("spec.driver!=" + DRIVER)).containsExactly("c");
     assertThat(sliceNames("metadata.name=b")).containsExactly("b");
+    assertThat(sliceNames("spec.pool.name=node-2")).containsExactly("b");
   }
 
   private List<String> sliceNames(String fieldSelector) throws KubeException {
@@ -276,6 +278,27 @@ abstract class KubeClientContractTest {
     assertThat(got.status().allocation().get().devices().results())
         .extracting(DeviceRequestAllocationResult::device)
         .containsExactly("gpu-0", "gpu-1");
+  }
+
+  @Test
+  void nodeStatusIsUpdatedThroughItsSubresource() throws Exception {
+    Node n =
+        client.create(
+            Node.TYPE,
+            Node.of(
+                ObjectMeta.named("", "node-9"),
+                Node.Status.of(Map.of("cpu", Quantity.of(8)), Map.of("cpu", Quantity.of(8)))));
+    Node updated =
+        client.updateStatus(
+            Node.TYPE,
+            n.withStatus(
+                Node.Status.of(
+                    Map.of("cpu", Quantity.of(8), "example.com/gpu", Quantity.of(4)),
+                    Map.of("cpu", Quantity.of(8), "example.com/gpu", Quantity.of(4)))));
+    assertThat(updated.metadata().resourceVersion()).isNotEqualTo(n.metadata().resourceVersion());
+    Node got = client.get(Node.TYPE, "", "node-9");
+    assertThat(got.status().capacity()).containsEntry("example.com/gpu", Quantity.of(4));
+    assertThat(got.status().allocatable()).containsEntry("example.com/gpu", Quantity.of(4));
   }
 
   static ResourceClaimStatus allocation(String... devices) {
