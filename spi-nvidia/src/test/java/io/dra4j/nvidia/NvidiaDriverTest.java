@@ -46,6 +46,11 @@ class NvidiaDriverTest {
   private FakeNvml fake;
   private Path dev;
   private Path driverRoot;
+  private FakeApiServer api;
+  private HttpKubeClient client;
+  private KubeletSimulator kubelet;
+  private DraDriver driver;
+  private String nodeUid;
 
   @BeforeEach
   void setUp() throws Exception {
@@ -63,54 +68,65 @@ class NvidiaDriverTest {
       Files.writeString(libs.resolve(lib + ".so.550.54.15"), "fake " + lib);
       Files.createSymbolicLink(libs.resolve(lib + ".so.1"), Path.of(lib + ".so.550.54.15"));
     }
+    api = FakeApiServer.start();
+    client = api.newClient();
+    kubelet = KubeletSimulator.start(Files.createDirectories(tmp.resolve("registry")));
+    nodeUid = api.putNode(NODE).metadata().uid();
   }
 
   @AfterEach
-  void nvmlShutDown() {
+  void tearDown() {
+    if (driver != null) {
+      driver.close();
+    }
+    if (kubelet != null) {
+      kubelet.close();
+      client.close();
+      api.close();
+    }
     if (fake != null) {
       assertThat(fake.initCount()).as("the driver shut NVML down on close").isZero();
     }
   }
 
-  private DraDriver.Builder driver(HttpKubeClient client, Path registry, Map<String, String> extra)
+  /** Starts the driver on the fake NVML's scenario; returns the kubelet's view once published. */
+  private PluginInstance startDriver(Map<String, String> settings, String... scenario)
       throws Exception {
+    fake.configure(tmp, scenario);
     Map<String, String> config = new TreeMap<>();
     config.put("nvml-library", fake.library().toString());
     config.put("proc-root", Files.createDirectories(tmp.resolve("proc")).toString());
     config.put("driver-root", driverRoot.toString());
-    config.putAll(extra);
-    return DraDriver.builder()
-        .driverName(DRIVER)
-        .nodeName(NODE)
-        .provider(new NvidiaDeviceProvider())
-        .kubeClient(client)
-        .config(config)
-        .devRoot(dev)
-        .sysfsRoot(Files.createDirectories(tmp.resolve("sys")))
-        .registrarDirectory(registry)
-        .pluginDirectory(tmp.resolve("plugin"))
-        .cdiDirectory(Files.createDirectories(tmp.resolve("cdi")))
-        .warmUp(false);
+    config.putAll(settings);
+    driver =
+        DraDriver.builder()
+            .driverName(DRIVER)
+            .nodeName(NODE)
+            .provider(new NvidiaDeviceProvider())
+            .kubeClient(client)
+            .config(config)
+            .devRoot(dev)
+            .sysfsRoot(Files.createDirectories(tmp.resolve("sys")))
+            .registrarDirectory(kubelet.registryDirectory())
+            .pluginDirectory(tmp.resolve("plugin"))
+            .cdiDirectory(Files.createDirectories(tmp.resolve("cdi")))
+            .warmUp(false)
+            .build();
+    driver.start();
+    PluginInstance plugin = kubelet.awaitPlugin(DRIVER, Duration.ofSeconds(30));
+    assertThat(driver.awaitPublished(Duration.ofSeconds(30))).isTrue();
+    return plugin;
   }
 
   /** Publishes the scenario's inventory, checks every slice, returns the number of slices. */
   private int assertPublishedSlicesValid(Map<String, String> settings, String... scenario)
       throws Exception {
-    fake.configure(tmp, scenario);
-    try (FakeApiServer api = FakeApiServer.start();
-        HttpKubeClient client = api.newClient();
-        KubeletSimulator kubelet =
-            KubeletSimulator.start(Files.createDirectories(tmp.resolve("registry")));
-        DraDriver driver = driver(client, kubelet.registryDirectory(), settings).build()) {
-      String nodeUid = api.putNode(NODE).metadata().uid();
-      driver.start();
-      assertThat(driver.awaitPublished(Duration.ofSeconds(30))).isTrue();
-      PublishedSlices published = new PublishedSlices(api, DRIVER);
-      assertThat(published.byPool()).containsOnlyKeys(NODE);
-      published.assertValid(Optional.of(NODE), nodeUid);
-      assertThat(published.devices(NODE)).isNotEmpty();
-      return published.pool(NODE).size();
-    }
+    startDriver(settings, scenario);
+    PublishedSlices published = new PublishedSlices(api, DRIVER);
+    assertThat(published.byPool()).containsOnlyKeys(NODE);
+    published.assertValid(Optional.of(NODE), nodeUid);
+    assertThat(published.devices(NODE)).isNotEmpty();
+    return published.pool(NODE).size();
   }
 
   @Test
@@ -139,77 +155,59 @@ class NvidiaDriverTest {
 
   @Test
   void aPreparedGpuIsACdiSpecTheReferenceLibraryInjects() throws Exception {
-    fake.configure(tmp, "gpus=2");
-    try (FakeApiServer api = FakeApiServer.start();
-        HttpKubeClient client = api.newClient();
-        KubeletSimulator kubelet =
-            KubeletSimulator.start(Files.createDirectories(tmp.resolve("registry")));
-        DraDriver driver = driver(client, kubelet.registryDirectory(), Map.of()).build()) {
-      api.putNode(NODE);
-      driver.start();
-      PluginInstance plugin = kubelet.awaitPlugin(DRIVER, Duration.ofSeconds(30));
-      assertThat(driver.awaitPublished(Duration.ofSeconds(30))).isTrue();
+    PluginInstance plugin = startDriver(Map.of(), "gpus=2");
+    Allocated a = allocate(client, "train");
+    ClaimRef ref = a.ref();
+    ClaimResult result = plugin.prepare(List.of(ref)).get(ref.uid());
+    assertThat(result.error()).isEmpty();
+    List<String> ids = result.devices().get(0).cdiDeviceIds();
+    assertThat(ids).isNotEmpty();
 
-      Allocated a = allocate(client, "train");
-      ClaimRef ref = a.ref();
-      ClaimResult result = plugin.prepare(List.of(ref)).get(ref.uid());
-      assertThat(result.error()).isEmpty();
-      List<String> ids = result.devices().get(0).cdiDeviceIds();
-      assertThat(ids).isNotEmpty();
-
-      // The reference library injects device nodes from the host, and this host has no GPU: a copy
-      // of the spec points the nodes' host paths at /dev/null. Everything else is as written.
-      Path validated = Files.createDirectories(tmp.resolve("cdi-validated"));
-      List<String> nodePaths = new ArrayList<>();
-      try (Stream<Path> specs = Files.list(tmp.resolve("cdi"))) {
-        for (Path spec : specs.toList()) {
-          JsonNode json = KubeJson.mapper().readTree(spec.toFile());
-          json.findParents("deviceNodes")
-              .forEach(
-                  p ->
-                      p.path("deviceNodes")
-                          .forEach(
-                              n -> {
-                                nodePaths.add(n.path("path").asText());
-                                ((ObjectNode) n).put("hostPath", "/dev/null");
-                              }));
-          KubeJson.mapper().writeValue(validated.resolve(spec.getFileName()).toFile(), json);
+    // The reference library injects device nodes from the host, and this host has no GPU: a copy
+    // of the spec points the nodes' host paths at /dev/null (hostPath needs cdiVersion 0.5.0, so
+    // the copy says at least that). Everything else is as written.
+    Path validated = Files.createDirectories(tmp.resolve("cdi-validated"));
+    List<String> nodePaths = new ArrayList<>();
+    try (Stream<Path> specs = Files.list(tmp.resolve("cdi"))) {
+      for (Path spec : specs.toList()) {
+        JsonNode json = KubeJson.mapper().readTree(spec.toFile());
+        json.findParents("deviceNodes")
+            .forEach(
+                p ->
+                    p.path("deviceNodes")
+                        .forEach(
+                            n -> {
+                              nodePaths.add(n.path("path").asText());
+                              ((ObjectNode) n).put("hostPath", "/dev/null");
+                            }));
+        if (json.path("cdiVersion").asText().compareTo("0.5.0") < 0) {
+          ((ObjectNode) json).put("cdiVersion", "0.5.0");
         }
+        KubeJson.mapper().writeValue(validated.resolve(spec.getFileName()).toFile(), json);
       }
-      String gpuNode = "/dev/nvidia" + a.device().substring("gpu-".length());
-      assertThat(nodePaths).contains(gpuNode, "/dev/nvidiactl", "/dev/nvidia-uvm");
-      assertThat(nodePaths).containsOnlyOnce(gpuNode);
-      for (CdiValidators.Result r : CdiValidators.assertValid(validated, ids)) {
-        assertThat(r.ociEnv()).contains("NVIDIA_VISIBLE_DEVICES=void");
-        assertThat(r.report().path("oci").path("mounts").toString())
-            .contains(driverRoot.resolve(LIBS).resolve("libcuda.so.550.54.15").toString());
-      }
-      assertThat(plugin.unprepare(List.of(ref))).containsEntry(ref.uid(), Optional.empty());
     }
+    String gpuNode = "/dev/nvidia" + a.device().substring("gpu-".length());
+    assertThat(nodePaths).contains(gpuNode, "/dev/nvidiactl", "/dev/nvidia-uvm");
+    assertThat(nodePaths).containsOnlyOnce(gpuNode);
+    for (CdiValidators.Result r : CdiValidators.assertValid(validated, ids)) {
+      assertThat(r.ociEnv()).contains("NVIDIA_VISIBLE_DEVICES=void");
+      assertThat(r.report().path("oci").path("mounts").toString())
+          .contains(driverRoot.resolve(LIBS).resolve("libcuda.so.550.54.15").toString());
+    }
+    assertThat(plugin.unprepare(List.of(ref))).containsEntry(ref.uid(), Optional.empty());
   }
 
   @Test
   void aMissingRequiredNodeFailsPrepareNamingIt() throws Exception {
     Files.delete(dev.resolve("nvidia-uvm"));
-    fake.configure(tmp, "gpus=2");
-    try (FakeApiServer api = FakeApiServer.start();
-        HttpKubeClient client = api.newClient();
-        KubeletSimulator kubelet =
-            KubeletSimulator.start(Files.createDirectories(tmp.resolve("registry")));
-        DraDriver driver = driver(client, kubelet.registryDirectory(), Map.of()).build()) {
-      api.putNode(NODE);
-      driver.start();
-      PluginInstance plugin = kubelet.awaitPlugin(DRIVER, Duration.ofSeconds(30));
-      assertThat(driver.awaitPublished(Duration.ofSeconds(30))).isTrue();
-
-      Allocated a = allocate(client, "train");
-      ClaimResult result = plugin.prepare(List.of(a.ref())).get(a.ref().uid());
-      assertThat(result.error())
-          .hasValueSatisfying(
-              e -> assertThat(e).contains("required device node /dev/nvidia-uvm", a.device()));
-      try (Stream<Path> specs = Files.list(tmp.resolve("cdi"))) {
-        assertThat(specs).as("no CDI spec for a claim that failed").isEmpty();
-      }
+    PluginInstance plugin = startDriver(Map.of(), "gpus=2");
+    Allocated a = allocate(client, "train");
+    ClaimResult result = plugin.prepare(List.of(a.ref())).get(a.ref().uid());
+    assertThat(result.error())
+        .hasValueSatisfying(
+            e -> assertThat(e).contains("required device node /dev/nvidia-uvm", a.device()));
+    try (Stream<Path> specs = Files.list(tmp.resolve("cdi"))) {
+      assertThat(specs).as("no CDI spec for a claim that failed").isEmpty();
     }
   }
 

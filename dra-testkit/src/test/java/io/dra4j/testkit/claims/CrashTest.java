@@ -8,20 +8,16 @@ import io.dra4j.api.claim.ClaimRef;
 import io.dra4j.api.status.DeviceStatus;
 import io.dra4j.runtime.kube.ResourceClaim;
 import io.dra4j.runtime.testsupport.CdiValidators;
+import io.dra4j.runtime.testsupport.ChildProcess;
 import io.dra4j.testkit.kubelet.ClaimResult;
 import io.dra4j.testkit.kubelet.PluginInstance;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -60,7 +56,7 @@ class CrashTest {
       CompletableFuture<?> call =
           CompletableFuture.runAsync(() -> child.plugin.prepare(List.of(claim)), threads);
       child.killAt(point);
-      assertThat(call).failsWithin(java.time.Duration.ofSeconds(30));
+      assertThat(call).failsWithin(Duration.ofSeconds(30));
     }
 
     // A new driver process: recovers, then the kubelet retries.
@@ -113,7 +109,7 @@ class CrashTest {
       CompletableFuture<?> call =
           CompletableFuture.runAsync(() -> child.plugin.unprepare(List.of(claim)), threads);
       child.killAt(point);
-      assertThat(call).failsWithin(java.time.Duration.ofSeconds(30));
+      assertThat(call).failsWithin(Duration.ofSeconds(30));
     }
     // The provider released the device but the record and the spec are still there.
     assertThat(h.checkpointFiles()).containsExactly(claim.uid() + ".json");
@@ -158,80 +154,47 @@ class CrashTest {
 
   /** A driver in a child JVM ({@link CrashChild}) that blocks at a crash point until killed. */
   private static final class Child implements AutoCloseable {
-    final Process process;
+    final ChildProcess process;
     final PluginInstance plugin;
-    final LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
-    final List<String> output = new ArrayList<>();
 
-    private Child(Process process, ClaimsHarness h) throws Exception {
+    private Child(ChildProcess process, PluginInstance plugin) {
       this.process = process;
-      Thread reader =
-          new Thread(
-              () -> {
-                try (BufferedReader r =
-                    new BufferedReader(
-                        new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                  for (String l; (l = r.readLine()) != null; ) {
-                    lines.add(l);
-                  }
-                } catch (Exception ignored) {
-                  // The child died.
-                }
-              });
-      reader.setDaemon(true);
-      reader.start();
-      String ready = await("READY ");
-      this.plugin =
-          h.kubelet.awaitPluginAt(Path.of(ready.substring("READY ".length())), ClaimsHarness.WAIT);
+      this.plugin = plugin;
     }
 
     static Child start(ClaimsHarness h, Path tmp, String point) throws Exception {
       Path kubeconfig = h.api.writeKubeconfig(tmp.resolve("kubeconfig"));
-      Process p =
-          new ProcessBuilder(
+      ChildProcess p =
+          ChildProcess.start(
+              List.of(
                   Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                   "-Ddra4j.claims.crashPoint=" + point,
                   "-cp",
                   System.getProperty("java.class.path"),
                   CrashChild.class.getName(),
                   tmp.toString(),
-                  kubeconfig.toString())
-              .redirectErrorStream(true)
-              .start();
+                  kubeconfig.toString()));
       try {
-        return new Child(p, h);
+        String ready = p.awaitLine("READY ", Duration.ofSeconds(60));
+        return new Child(
+            p,
+            h.kubelet.awaitPluginAt(
+                Path.of(ready.substring("READY ".length())), ClaimsHarness.WAIT));
       } catch (Exception | Error e) {
-        p.destroyForcibly();
+        p.close();
         throw e;
       }
     }
 
     /** Waits until the child reports the crash point, then SIGKILLs it. */
     void killAt(String point) throws Exception {
-      await("DRA4J-CRASH-POINT " + point);
-      process.destroyForcibly();
-      assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
-    }
-
-    private String await(String prefix) throws Exception {
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-      while (System.nanoTime() < deadline) {
-        String l = lines.poll(100, TimeUnit.MILLISECONDS);
-        if (l == null) {
-          continue;
-        }
-        output.add(l);
-        if (l.startsWith(prefix)) {
-          return l;
-        }
-      }
-      throw new AssertionError(
-          "child never printed " + prefix + "; output:\n" + String.join("\n", output));
+      process.awaitLine("DRA4J-CRASH-POINT " + point, Duration.ofSeconds(60));
+      process.kill();
     }
 
     @Override
     public void close() {
-      process.destroyForcibly();
+      process.close();
     }
   }
 }

@@ -10,11 +10,9 @@ import io.dra4j.runtime.kubelet.DeviceHealthState;
 import io.dra4j.runtime.kubelet.HealthSnapshot;
 import io.dra4j.runtime.kubelet.InMemoryHealthSource;
 import io.dra4j.runtime.kubelet.KubeletPluginServer;
+import io.dra4j.runtime.testsupport.ChildProcess;
 import io.dra4j.runtime.testsupport.PeerTools;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,7 +20,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -39,6 +36,7 @@ class PythonPeerTest {
   private static final Path PROTO_DIR = Path.of("../dra-runtime/src/main/proto");
   private static final Path SCRIPT = Path.of("src/test/python/kubelet_peer.py");
   private static final Path DRIVER_SCRIPT = Path.of("src/test/python/python_driver.py");
+  private static final Duration LINE_WAIT = Duration.ofSeconds(60);
 
   @TempDir static Path stubs;
   @TempDir Path tmp;
@@ -118,8 +116,9 @@ class PythonPeerTest {
   void theSimulatorDrivesADriverNotWrittenInJava() throws Exception {
     Path registry = Files.createDirectories(tmp.resolve("registry"));
     Path pluginDir = tmp.resolve("plugins").resolve("py.example.com");
-    Process driver =
-        new ProcessBuilder(
+    ChildProcess driver =
+        ChildProcess.start(
+            List.of(
                 Peers.PYTHON.toString(),
                 DRIVER_SCRIPT.toString(),
                 "--stubs",
@@ -129,32 +128,14 @@ class PythonPeerTest {
                 "--plugin-dir",
                 pluginDir.toString(),
                 "--driver",
-                "py.example.com")
-            .redirectErrorStream(true)
-            .start();
-    LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
-    Thread reader =
-        new Thread(
-            () -> {
-              try (BufferedReader r =
-                  new BufferedReader(
-                      new InputStreamReader(driver.getInputStream(), StandardCharsets.UTF_8))) {
-                for (String l; (l = r.readLine()) != null; ) {
-                  lines.add(l);
-                }
-              } catch (IOException e) {
-                // The driver ended.
-              }
-            });
-    reader.setDaemon(true);
-    reader.start();
-    List<String> seen = new ArrayList<>();
-    try (KubeletSimulator kubelet = KubeletSimulator.start(registry)) {
-      awaitLine(lines, seen, "SERVING");
+                "py.example.com"));
+    try (driver;
+        KubeletSimulator kubelet = KubeletSimulator.start(registry)) {
+      driver.awaitLine("SERVING", LINE_WAIT);
       PluginInstance plugin = kubelet.awaitPlugin("py.example.com", Duration.ofSeconds(30));
       assertThat(plugin.supportedVersions()).containsExactly("v1.DRAPlugin");
       assertThat(plugin.endpoint()).isEqualTo(pluginDir.resolve("dra.sock"));
-      awaitLine(lines, seen, "NotifyRegistrationStatus registered=True");
+      driver.awaitLine("NotifyRegistrationStatus registered=True", LINE_WAIT);
 
       ClaimRef claim = new ClaimRef("default", "py-claim", "0f0e0d0c-1111-4000-8000-000000000001");
       ClaimResult r = plugin.prepare(List.of(claim)).get(claim.uid());
@@ -168,34 +149,19 @@ class PythonPeerTest {
                     .containsExactly("k8s.py.example.com/claim=" + claim.uid() + "-py-gpu-0");
               });
       assertThat(plugin.unprepare(List.of(claim))).containsEntry(claim.uid(), Optional.empty());
-      awaitLine(lines, seen, "NodeUnprepareResources " + claim.uid());
+      driver.awaitLine("NodeUnprepareResources " + claim.uid(), LINE_WAIT);
 
-      driver.getOutputStream().close(); // stdin EOF: the driver removes its socket and stops
-      assertThat(driver.waitFor(30, TimeUnit.SECONDS)).as("driver output: %s", seen).isTrue();
+      // stdin EOF: the driver removes its registration socket and stops.
+      driver.process().getOutputStream().close();
+      assertThat(driver.process().waitFor(30, TimeUnit.SECONDS))
+          .as("driver output: %s", driver.output())
+          .isTrue();
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
       while (kubelet.plugin("py.example.com").isPresent() && System.nanoTime() < deadline) {
         Thread.sleep(20);
       }
       assertThat(kubelet.plugin("py.example.com")).as("deregistered").isEmpty();
-    } finally {
-      driver.destroyForcibly();
     }
-  }
-
-  private static void awaitLine(LinkedBlockingQueue<String> lines, List<String> seen, String prefix)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (System.nanoTime() < deadline) {
-      String l = lines.poll(100, TimeUnit.MILLISECONDS);
-      if (l == null) {
-        continue;
-      }
-      seen.add(l);
-      if (l.startsWith(prefix)) {
-        return;
-      }
-    }
-    throw new AssertionError("the Python driver never printed " + prefix + "; output: " + seen);
   }
 
   private KubeletPluginServer.Builder server(ScriptedNodeService service) {
