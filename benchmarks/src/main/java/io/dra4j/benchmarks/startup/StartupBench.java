@@ -78,6 +78,7 @@ public final class StartupBench {
         jar, runs, calls, pairs);
     System.out.println(
         "configuration                 start ms  first prepare us  warm median us  first/warm  RSS start MB  RSS end MB");
+    double[] shipped = new double[3];
     for (boolean cds : new boolean[] {false, true}) {
       for (boolean warmUp : new boolean[] {false, true}) {
         List<String> flags = new ArrayList<>(jvm);
@@ -105,8 +106,17 @@ public final class StartupBench {
             first / warm,
             rssStart,
             pairs > 0 ? String.format("%.1f", last.rssEndKb() / 1024.0) : "-");
+        if (cds && warmUp) {
+          shipped =
+              new double[] {start, first / warm, Math.max(rssStart, last.rssEndKb() / 1024.0)};
+        }
       }
     }
+    // The configuration the examples ship (archive and warm-up) against the targets.
+    System.out.printf(
+        "shipped configuration: start %.0f ms (target <= 300), first/warm %.1f (target <= 2),"
+            + " RSS %.1f MB (target <= 80)%n",
+        shipped[0], shipped[1], shipped[2]);
   }
 
   private static Run runOnce(Path jar, List<String> jvmFlags, boolean warmUp, int calls, int pairs)
@@ -151,6 +161,18 @@ public final class StartupBench {
       if (!warmUp) {
         cmd.add("--no-warm-up");
       }
+      // The claims exist before the driver starts, so that the first prepare follows the
+      // registration at once, as when the kubelet has pods waiting for the driver.
+      List<Claim> claims = new ArrayList<>();
+      for (int i = 0; i < 1 + calls; i++) {
+        ResourceClaim c = api.put(ResourceClaim.TYPE, claim("c-" + i, i % 8));
+        claims.add(
+            Claim.newBuilder()
+                .setNamespace("default")
+                .setName(c.metadata().name())
+                .setUid(c.metadata().uid())
+                .build());
+      }
       long t0 = System.nanoTime();
       driver =
           new ProcessBuilder(cmd)
@@ -174,17 +196,7 @@ public final class StartupBench {
       ManagedChannel channel = UdsChannels.open(plugin.resolve("dra.sock"), group);
       try {
         DRAPluginGrpc.DRAPluginBlockingStub stub = DRAPluginGrpc.newBlockingStub(channel);
-        int total = 1 + calls;
-        List<Claim> claims = new ArrayList<>();
-        for (int i = 0; i < total; i++) {
-          ResourceClaim c = api.put(ResourceClaim.TYPE, claim("c-" + i, i % 8));
-          claims.add(
-              Claim.newBuilder()
-                  .setNamespace("default")
-                  .setName(c.metadata().name())
-                  .setUid(c.metadata().uid())
-                  .build());
-        }
+        int total = claims.size();
         long[] prepareNanos = new long[total];
         for (int i = 0; i < total; i++) {
           Claim claim = claims.get(i);
