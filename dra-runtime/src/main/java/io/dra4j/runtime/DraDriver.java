@@ -26,6 +26,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -285,7 +286,7 @@ public final class DraDriver implements AutoCloseable {
           LOG.warn(
               "not publishing yet: waiting to read the DeviceClasses and node {} (policy {})",
               settings.nodeName,
-              settings.extendedResourcePolicy.name().toLowerCase(java.util.Locale.ROOT));
+              settings.extendedResourcePolicy.name().toLowerCase(Locale.ROOT));
         }
       }
       guardSynced = true;

@@ -5,6 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.dra4j.api.claim.ClaimRef;
+import io.dra4j.api.device.Device;
+import io.dra4j.api.device.DeviceAttribute;
+import io.dra4j.api.device.StandardAttributes;
+import io.dra4j.api.provider.DeviceEnricher;
+import io.dra4j.numa.NumaEnricher;
 import io.dra4j.runtime.DraDriver;
 import io.dra4j.runtime.kube.DeviceClass;
 import io.dra4j.runtime.kube.HttpKubeClient;
@@ -51,6 +56,7 @@ class NvidiaDriverTest {
   private KubeletSimulator kubelet;
   private DraDriver driver;
   private String nodeUid;
+  private List<DeviceEnricher> enrichers = List.of();
 
   @BeforeEach
   void setUp() throws Exception {
@@ -103,6 +109,7 @@ class NvidiaDriverTest {
             .driverName(DRIVER)
             .nodeName(NODE)
             .provider(new NvidiaDeviceProvider())
+            .enrichers(enrichers)
             .kubeClient(client)
             .config(config)
             .devRoot(dev)
@@ -151,6 +158,42 @@ class NvidiaDriverTest {
             assertPublishedSlicesValid(
                 Map.of("mig-mode", "partitionable"), "gpus=8", "gpu.0.mig=1"))
         .isGreaterThan(4);
+  }
+
+  @Test
+  void theGpusPciAddressesGiveThemTheStandardTopologyAttributes() throws Exception {
+    // NVML reports 00000000:07:00.0 and 00000000:17:00.0 (8-digit domain, upper case); the host's
+    // sysfs puts them under two root complexes on two NUMA nodes.
+    Path sys = Files.createDirectories(tmp.resolve("sys"));
+    pciDevice(sys, "0000:07:00.0", "pci0000:00/0000:00:01.0/0000:07:00.0", 0);
+    pciDevice(sys, "0000:17:00.0", "pci0000:10/0000:10:01.0/0000:17:00.0", 1);
+    enrichers = List.of(new NumaEnricher());
+    startDriver(Map.of(), "gpus=2");
+
+    PublishedSlices published = new PublishedSlices(api, DRIVER);
+    published.assertValid(Optional.of(NODE), nodeUid);
+    Map<String, Device> byName = new TreeMap<>();
+    published.devices(NODE).forEach(d -> byName.put(d.name(), d));
+    assertThat(byName.get("gpu-0").attribute(StandardAttributes.PCI_BUS_ID))
+        .contains(DeviceAttribute.of("0000:07:00.0"));
+    assertThat(byName.get("gpu-0").attribute(StandardAttributes.PCIE_ROOT))
+        .contains(DeviceAttribute.of("pci0000:00"));
+    assertThat(byName.get("gpu-0").attribute(StandardAttributes.NUMA_NODE))
+        .contains(DeviceAttribute.of(0));
+    assertThat(byName.get("gpu-1").attribute(StandardAttributes.PCIE_ROOT))
+        .contains(DeviceAttribute.of("pci0000:10"));
+    assertThat(byName.get("gpu-1").attribute(StandardAttributes.NUMA_NODE))
+        .contains(DeviceAttribute.of(1));
+  }
+
+  /** A PCI device as the kernel lays it out: the device directory and its bus link. */
+  private static void pciDevice(Path sys, String bdf, String devicePath, int numaNode)
+      throws Exception {
+    Path device = Files.createDirectories(sys.resolve("devices").resolve(devicePath));
+    Files.writeString(device.resolve("numa_node"), numaNode + "\n");
+    Path link = sys.resolve("bus/pci/devices").resolve(bdf);
+    Files.createDirectories(link.getParent());
+    Files.createSymbolicLink(link, Path.of("../../../devices/" + devicePath));
   }
 
   @Test

@@ -108,8 +108,8 @@ public final class KubeletPluginServer implements AutoCloseable {
   private final Path draSocket;
   private final List<String> supportedServices;
   private final boolean nodeV1;
-  private final Logger callLogger;
   private final boolean nodeV1beta1;
+  private final Logger callLogger;
   private final Optional<HealthSource> healthSource;
   private final NodeService nodeService;
   private final SerializationLock serializationLock;
@@ -140,8 +140,8 @@ public final class KubeletPluginServer implements AutoCloseable {
         SocketNames.registrationSocket(registrarDirectory, driverName, podUid);
     this.draSocket = SocketNames.draSocket(pluginDataDirectory, podUid);
     this.nodeV1 = b.nodeV1;
-    this.callLogger = b.callLogger;
     this.nodeV1beta1 = b.nodeV1beta1;
+    this.callLogger = b.callLogger;
     this.healthSource = b.healthSource;
     this.nodeService = b.nodeService;
     List<String> services = new ArrayList<>();
@@ -483,9 +483,6 @@ public final class KubeletPluginServer implements AutoCloseable {
     }
 
     /**
-     * Serve and advertise {@code v1beta1.DRAPlugin} (default true; kubelets before 1.34 need it).
-     */
-    /**
      * Where the line per NodePrepareResources/NodeUnprepareResources call goes (default: the logger
      * {@code io.dra4j.runtime.kubelet.NodeCalls}, info for success, error for failure).
      */
@@ -494,6 +491,9 @@ public final class KubeletPluginServer implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Serve and advertise {@code v1beta1.DRAPlugin} (default true; kubelets before 1.34 need it).
+     */
     public Builder nodeV1beta1(boolean value) {
       nodeV1beta1 = value;
       return this;

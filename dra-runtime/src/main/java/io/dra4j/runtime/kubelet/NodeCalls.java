@@ -24,9 +24,9 @@ final class NodeCalls {
   /** Where per-call lines go unless the server is told otherwise. */
   static final Logger DEFAULT_LOG = LoggerFactory.getLogger(NodeCalls.class);
 
-  private final Logger log;
   static final String MDC_REQUEST_ID = "requestId";
 
+  private final Logger log;
   private final String driverName;
   private final NodeService service;
   private final SerializationLock lock;
