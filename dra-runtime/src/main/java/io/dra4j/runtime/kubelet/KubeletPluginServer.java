@@ -296,11 +296,16 @@ public final class KubeletPluginServer implements AutoCloseable {
       }
       UnixSockets.deleteIfOurs(draSocket, draSocketKey);
     }
+    // A short quiet period: a handler thread that just completed a call may still hand a write
+    // listener to its event loop; a loop that refuses it logs a SEVERE stack trace for nothing.
     if (workers != null) {
-      workers.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(3, TimeUnit.SECONDS);
+      workers
+          .shutdownGracefully(50, 1000, TimeUnit.MILLISECONDS)
+          .awaitUninterruptibly(3, TimeUnit.SECONDS);
     }
     if (boss != null) {
-      boss.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(3, TimeUnit.SECONDS);
+      boss.shutdownGracefully(50, 1000, TimeUnit.MILLISECONDS)
+          .awaitUninterruptibly(3, TimeUnit.SECONDS);
     }
   }
 
