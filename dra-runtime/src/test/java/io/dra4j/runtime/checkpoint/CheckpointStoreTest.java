@@ -274,7 +274,7 @@ class CheckpointStoreTest {
   void olderAndNewerFormatsAreReadFromTheDirectory() throws Exception {
     install("v1-completed.json", "6f1c2a9e-1111-4000-8000-000000000002");
     install("v1-started-minimal.json", UID_B);
-    install("future-v2-extra-fields.json", "c0000000-0000-4000-8000-00000000000c");
+    install("future-v3-extra-fields.json", "c0000000-0000-4000-8000-00000000000c");
 
     CheckpointListing listing = store.list();
     assertThat(listing.problems()).isEmpty();
