@@ -1,10 +1,12 @@
 package io.dra4j.nvidia;
 
+import io.dra4j.api.provider.DeviceEnricher;
 import io.dra4j.api.provider.Inventory;
 import io.dra4j.api.provider.ProviderContext;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -40,8 +42,28 @@ public final class NvidiaDiscoverCommand {
    * @return the exit status: 0 on success, 1 when discovery failed
    */
   public static int run(ProviderContext context, PrintStream out, PrintStream err) {
+    return run(context, List.of(), out, err);
+  }
+
+  /**
+   * As {@link #run(ProviderContext, PrintStream, PrintStream)}, with the devices passed through
+   * {@code enrichers} as the driver would publish them (e.g. spi-numa's topology attributes).
+   */
+  public static int run(
+      ProviderContext context, List<DeviceEnricher> enrichers, PrintStream out, PrintStream err) {
     try (NvidiaDeviceProvider provider = new NvidiaDeviceProvider()) {
       Inventory inventory = provider.discover(context);
+      for (DeviceEnricher e : enrichers) {
+        e.init(context);
+        inventory =
+            new Inventory(
+                inventory.pools().stream()
+                    .map(
+                        p ->
+                            p.withDevices(
+                                p.devices().stream().map(d -> e.enrich(p.name(), d)).toList()))
+                    .toList());
+      }
       for (String p : provider.lastProblems()) {
         err.println("warning: " + p);
       }

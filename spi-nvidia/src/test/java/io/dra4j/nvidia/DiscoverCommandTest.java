@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
 import io.dra4j.api.device.CounterSet;
 import io.dra4j.api.device.Device;
+import io.dra4j.api.provider.DeviceEnricher;
 import io.dra4j.api.provider.Inventory;
 import io.dra4j.api.provider.ProviderContext;
 import io.dra4j.nvidia.nvml.NvmlLoader;
@@ -48,6 +49,26 @@ class DiscoverCommandTest {
         context,
         new PrintStream(out, true, StandardCharsets.UTF_8),
         new PrintStream(err, true, StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void enrichersSeeEveryDeviceBeforeItIsPrinted() throws Exception {
+    fake.configure(tmp, "gpus=2");
+    List<String> seen = new ArrayList<>();
+    DeviceEnricher marker =
+        (pool, device) -> {
+          seen.add(pool + "/" + device.name());
+          return device.toBuilder().attribute("enriched", true).build();
+        };
+    assertThat(
+            NvidiaDiscoverCommand.run(
+                fake.context(tmp),
+                List.of(marker),
+                new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8)))
+        .isZero();
+    assertThat(seen).containsExactly("node-a/gpu-0", "node-a/gpu-1");
+    assertThat(out.toString(StandardCharsets.UTF_8)).contains("\"enriched\"");
   }
 
   @Test

@@ -6,6 +6,7 @@ import io.dra4j.api.claim.ClaimAllocation;
 import io.dra4j.api.claim.ClaimRef;
 import io.dra4j.api.claim.PrepareResult;
 import io.dra4j.api.device.Device;
+import io.dra4j.api.provider.DeviceEnricher;
 import io.dra4j.api.provider.Inventory;
 import io.dra4j.api.provider.Pool;
 import io.dra4j.api.provider.ProviderContext;
@@ -17,10 +18,12 @@ import io.dra4j.runtime.cdi.ClaimSpec;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.ServiceLoader;
 import java.util.TreeMap;
 
 /**
@@ -95,7 +98,11 @@ public final class NvidiaDriverMain {
             .config(config)
             .pluginDataDir(Path.of(System.getProperty("java.io.tmpdir")))
             .build();
-    int rc = NvidiaDiscoverCommand.run(context, out, err);
+    // The enrichers the driver would run (spi-numa's topology attributes), so that the printed
+    // inventory is what the node would publish.
+    List<DeviceEnricher> enrichers = new ArrayList<>();
+    ServiceLoader.load(DeviceEnricher.class).forEach(enrichers::add);
+    int rc = NvidiaDiscoverCommand.run(context, enrichers, out, err);
     if (rc != 0) {
       return rc;
     }
