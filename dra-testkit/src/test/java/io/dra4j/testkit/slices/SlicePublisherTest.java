@@ -13,10 +13,14 @@ import io.dra4j.api.provider.Pool;
 import io.dra4j.api.provider.PoolScope;
 import io.dra4j.runtime.kube.HttpKubeClient;
 import io.dra4j.runtime.kube.KubeClient;
+import io.dra4j.runtime.kube.KubeException;
 import io.dra4j.runtime.kube.ListOptions;
 import io.dra4j.runtime.kube.Node;
 import io.dra4j.runtime.kube.ObjectMeta;
 import io.dra4j.runtime.kube.ResourceSlice;
+import io.dra4j.runtime.kube.Watch;
+import io.dra4j.runtime.kube.WatchEvent;
+import io.dra4j.runtime.kube.WatchHandler;
 import io.dra4j.runtime.slices.DroppedFields;
 import io.dra4j.runtime.slices.PoolValidation;
 import io.dra4j.runtime.slices.PublishListener;
@@ -340,6 +344,53 @@ class SlicePublisherTest {
     assertThat(published.pool(NODE)).hasSize(4);
     assertThat(published.generation(NODE)).isEqualTo(3);
     assertAllValid();
+  }
+
+  /**
+   * The order of the writes as the server saw them (its watch): a shrinking pool loses its extra
+   * slice before the others say the pool has fewer, and a growing pool's existing slices say so
+   * before the new one appears, so a consumer never sees more slices than the count claims.
+   */
+  @Test
+  void writesReachTheServerDeletesFirstThenUpdatesThenCreates() throws Exception {
+    SlicePublisher p = start();
+    publishAndWait(p, Pool.of(NODE, gpus(300)));
+    List<String> names = new ArrayList<>(published.versions(NODE).keySet());
+    assertThat(names).hasSize(3);
+
+    List<String> seen = new CopyOnWriteArrayList<>();
+    String from = client.list(ResourceSlice.TYPE, "", ListOptions.ALL).resourceVersion();
+    try (Watch w =
+        client.watch(
+            ResourceSlice.TYPE,
+            "",
+            ListOptions.ALL.withResourceVersion(from),
+            new WatchHandler<ResourceSlice>() {
+              @Override
+              public void onEvent(WatchEvent<ResourceSlice> e) {
+                if (e.type() != WatchEvent.Type.BOOKMARK) {
+                  seen.add(e.type() + " " + e.object().metadata().name());
+                }
+              }
+
+              @Override
+              public void onClose(Optional<KubeException> error) {}
+            })) {
+      publishAndWait(p, Pool.of(NODE, gpus(200)));
+      eventually("3 watch events", () -> seen.size() == 3);
+      assertThat(seen.get(0)).isEqualTo("DELETED " + names.get(2));
+      assertThat(seen.subList(1, 3))
+          .containsExactlyInAnyOrder("MODIFIED " + names.get(0), "MODIFIED " + names.get(1));
+      assertAllValid();
+
+      seen.clear();
+      publishAndWait(p, Pool.of(NODE, gpus(257)));
+      eventually("3 more watch events", () -> seen.size() == 3);
+      assertThat(seen.subList(0, 2))
+          .containsExactlyInAnyOrder("MODIFIED " + names.get(0), "MODIFIED " + names.get(1));
+      assertThat(seen.get(2)).startsWith("ADDED ");
+      assertAllValid();
+    }
   }
 
   @Test
