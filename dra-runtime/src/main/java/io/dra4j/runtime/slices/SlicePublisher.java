@@ -2,6 +2,7 @@ package io.dra4j.runtime.slices;
 
 import io.dra4j.api.provider.Pool;
 import io.dra4j.api.provider.PoolScope;
+import io.dra4j.runtime.kube.Backoff;
 import io.dra4j.runtime.kube.Informer;
 import io.dra4j.runtime.kube.InformerHandler;
 import io.dra4j.runtime.kube.KubeClient;
@@ -26,7 +27,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -729,16 +729,8 @@ public final class SlicePublisher implements AutoCloseable {
     enqueue(pool, System.nanoTime() + delay.toNanos());
   }
 
-  /** Exponential backoff with jitter: a random delay in [d/2, d], d = base·2^(attempt-1) ≤ max. */
   private Duration backoff(int attempt) {
-    long base = backoffBase.toNanos();
-    long max = backoffMax.toNanos();
-    long ceiling = base << Math.min(attempt - 1, 30);
-    if (ceiling <= 0 || ceiling > max) {
-      ceiling = max;
-    }
-    long half = ceiling / 2;
-    return Duration.ofNanos(half + ThreadLocalRandom.current().nextLong(ceiling - half + 1));
+    return Backoff.delay(backoffBase, backoffMax, attempt);
   }
 
   /** Brings one pool to its desired state; returns the number of slices it has now. */
