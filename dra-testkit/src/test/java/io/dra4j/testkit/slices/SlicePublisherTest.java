@@ -2,11 +2,14 @@ package io.dra4j.testkit.slices;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.dra4j.api.device.CapacityRequestPolicy;
 import io.dra4j.api.device.Counter;
 import io.dra4j.api.device.CounterSet;
 import io.dra4j.api.device.Device;
+import io.dra4j.api.device.DeviceCapacity;
 import io.dra4j.api.device.DeviceCounterConsumption;
 import io.dra4j.api.device.DeviceTaint;
+import io.dra4j.api.device.NodeSelector;
 import io.dra4j.api.device.Quantity;
 import io.dra4j.api.device.TaintEffect;
 import io.dra4j.api.provider.Pool;
@@ -535,6 +538,64 @@ class SlicePublisherTest {
     publishAndWait(p, Pool.of(NODE, gpus(5)), good2);
     assertThat(published.devices(NODE)).isEqualTo(gpus(5));
     assertAllValid();
+  }
+
+  /**
+   * A cluster-wide publisher (no node) with what only such pools carry: per-device node selection
+   * with a counter set, a node-selector pool, and a device with consumable capacity, multiple
+   * allocations and binding conditions. What reaches the server passes the schema and the rules,
+   * and reads back equal.
+   */
+  @Test
+  void clusterWideScopesAndAdvancedDevicesArePublishedAsTheyAre() throws Exception {
+    SlicePublisher p =
+        start(
+            SlicePublisher.builder(client, DRIVER)
+                .listener(events)
+                .retryBackoff(Duration.ofMillis(20), Duration.ofMillis(200)));
+    Device nic =
+        Device.builder("nic-0")
+            .allowMultipleAllocations(true)
+            .capacity(
+                "bandwidth",
+                new DeviceCapacity(
+                    Quantity.parse("100G"),
+                    Optional.of(
+                        CapacityRequestPolicy.range(
+                            Quantity.parse("1G"),
+                            Quantity.parse("1G"),
+                            Quantity.parse("100G"),
+                            Quantity.parse("1G")))))
+            .bindsToNode(true)
+            .bindingConditions(List.of(DRIVER + "/attached"), List.of(DRIVER + "/attach-failed"))
+            .build();
+    NodeSelector rack =
+        new NodeSelector(
+            List.of(
+                new NodeSelector.Term(
+                    List.of(
+                        new NodeSelector.Requirement(
+                            "topology.example.com/rack", "In", List.of("r1", "r2"))),
+                    List.of())));
+    Pool racks = new Pool("rack-r1", List.of(nic), List.of(), PoolScope.nodeSelector(rack));
+    Pool fabric =
+        new Pool(
+            "fabric",
+            List.of(
+                Device.builder("a").nodeName("node-1").build(),
+                Device.builder("b").allNodes(true).build(),
+                Device.builder("c").nodeSelector(NodeSelector.forNodeName("node-2")).build()),
+            List.of(new CounterSet("shared", Map.of("lanes", Counter.of(Quantity.of(8))))),
+            PoolScope.perDevice());
+    publishAndWait(p, racks, fabric);
+
+    assertThat(events.invalid).isEmpty();
+    published.assertValid(Optional.empty(), "");
+    assertThat(published.devices("rack-r1")).containsExactly(nic);
+    assertThat(published.devices("fabric")).extracting(Device::name).containsExactly("a", "b", "c");
+    assertThat(published.pool("fabric"))
+        .anySatisfy(s -> assertThat(s.spec().sharedCounters()).hasSize(1));
+    assertThat(published.pool("rack-r1").get(0).spec().nodeSelector()).contains(rack);
   }
 
   @Test
