@@ -160,7 +160,12 @@ public final class PluginInstance {
     }
     checkLikeTheKubelet("NodePrepareResources", claims, out.keySet());
     Map<String, ClaimResult> prepared = new LinkedHashMap<>();
-    out.forEach((uid, r) -> r.error().ifPresentOrElse(e -> {}, () -> prepared.put(uid, r)));
+    out.forEach(
+        (uid, r) -> {
+          if (r.error().isEmpty()) {
+            prepared.put(uid, r);
+          }
+        });
     if (!prepared.isEmpty()) {
       try {
         runtime.devicesPrepared(driverName, prepared);
