@@ -16,6 +16,7 @@ import io.dra4j.runtime.kube.Node;
 import io.dra4j.runtime.kube.ObjectMeta;
 import io.dra4j.testkit.apiserver.FakeApiServer;
 import io.dra4j.testkit.kubelet.KubeletSimulator;
+import io.dra4j.testkit.kubelet.PluginInstance;
 import io.dra4j.testkit.slices.PublishedSlices;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -29,6 +30,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -200,6 +202,38 @@ class DriverGuardAndHealthTest {
       provider.health().markHealthy("gpu-1");
       await("the taint lifted", () -> taints("gpu-1").isEmpty());
       published.assertValid(Optional.of(NODE), nodeUid);
+    }
+  }
+
+  /** The warm-up runs on scratch sockets and files before registration and removes them. */
+  @Test
+  void theWarmUpLeavesNothingBehind() throws Exception {
+    node("0");
+    Path shm = Path.of("/dev/shm");
+    Path scratchBase =
+        Files.isDirectory(shm) && Files.isWritable(shm)
+            ? shm
+            : Path.of(System.getProperty("java.io.tmpdir"));
+    List<String> before = warmUpDirs(scratchBase);
+    try (DraDriver driver = driver(new FakeDeviceProvider()).warmUp(true).build()) {
+      driver.start();
+      assertThat(warmUpDirs(scratchBase)).isEqualTo(before);
+      PluginInstance plugin = kubelet.awaitPlugin(DRIVER, WAIT);
+      // Only the driver's own sockets and state: nothing of the warm-up's synthetic claims.
+      try (Stream<Path> files = Files.list(tmp.resolve("cdi"))) {
+        assertThat(files).isEmpty();
+      }
+      assertThat(plugin.unprepare(List.of())).isEmpty();
+    }
+  }
+
+  private static List<String> warmUpDirs(Path base) throws Exception {
+    try (Stream<Path> entries = Files.list(base)) {
+      return entries
+          .map(p -> p.getFileName().toString())
+          .filter(n -> n.startsWith("dra4j-warm-"))
+          .sorted()
+          .toList();
     }
   }
 

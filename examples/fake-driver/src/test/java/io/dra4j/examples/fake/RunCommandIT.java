@@ -145,6 +145,16 @@ class RunCommandIT {
       assertThat(driver.exitValue()).as(log("driver.log")).isEqualTo(143);
       assertThat(plugin.registrationSocket()).doesNotExist();
       assertThat(plugin.endpoint()).doesNotExist();
+      // The slices stay: the kubelet cleans up a node's slices itself, and a rolling update's new
+      // pod takes them over without a gap in what the scheduler sees.
+      assertThat(
+              client
+                  .list(ResourceSlice.TYPE, "", ListOptions.fields("spec.driver=gpu.example.com"))
+                  .items()
+                  .stream()
+                  .mapToInt(s -> s.spec().devices().size())
+                  .sum())
+          .isEqualTo(3);
       assertThat(log("driver.log")).contains("driver gpu.example.com stopping");
     }
   }
