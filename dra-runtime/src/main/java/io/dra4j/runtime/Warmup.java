@@ -9,6 +9,7 @@ import io.dra4j.api.claim.PreparedDevice;
 import io.dra4j.api.provider.DeviceProvider;
 import io.dra4j.api.provider.Inventory;
 import io.dra4j.api.provider.ProviderContext;
+import io.dra4j.api.status.DeviceStatus;
 import io.dra4j.proto.dra.v1.Claim;
 import io.dra4j.proto.dra.v1.DRAPluginGrpc;
 import io.dra4j.proto.dra.v1.NodePrepareResourcesRequest;
@@ -18,14 +19,22 @@ import io.dra4j.proto.pluginregistration.RegistrationGrpc;
 import io.dra4j.runtime.claims.ClaimPreparer;
 import io.dra4j.runtime.files.AtomicFiles;
 import io.dra4j.runtime.kube.AllocationResult;
+import io.dra4j.runtime.kube.ApplyOptions;
 import io.dra4j.runtime.kube.DeviceAllocationResult;
 import io.dra4j.runtime.kube.DeviceClaim;
 import io.dra4j.runtime.kube.DeviceRequestAllocationResult;
+import io.dra4j.runtime.kube.KubeClient;
 import io.dra4j.runtime.kube.KubeJson;
+import io.dra4j.runtime.kube.KubeList;
+import io.dra4j.runtime.kube.ListOptions;
 import io.dra4j.runtime.kube.ObjectMeta;
+import io.dra4j.runtime.kube.Preconditions;
 import io.dra4j.runtime.kube.ResourceClaim;
 import io.dra4j.runtime.kube.ResourceClaimSpec;
 import io.dra4j.runtime.kube.ResourceClaimStatus;
+import io.dra4j.runtime.kube.ResourceType;
+import io.dra4j.runtime.kube.Watch;
+import io.dra4j.runtime.kube.WatchHandler;
 import io.dra4j.runtime.kubelet.KubeletPluginServer;
 import io.dra4j.runtime.kubelet.UdsChannels;
 import io.grpc.ManagedChannel;
@@ -109,6 +118,8 @@ final class Warmup {
                   .claimSource(
                       (ns, name) ->
                           KubeJson.mapper().readValue(claims.get(name), ResourceClaim.class))
+                  // The claim status is applied too, its patch encoded as for the API server.
+                  .kubeClient(new StatusSink(claims))
                   .pluginDataDirectory(plugin)
                   .cdiDirectory(cdi)
                   .devRoot(scratch)
@@ -227,7 +238,78 @@ final class Warmup {
         .withStatus(new ResourceClaimStatus(Optional.of(allocation), null, null, null));
   }
 
-  /** Prepares nothing real: one env variable, so the CDI writer does its full work. */
+  /**
+   * Takes the warm-up's claim status applies: encodes each patch as the HTTP client does and
+   * answers with the stored claim, decoded. Nothing else is called.
+   */
+  private static final class StatusSink implements KubeClient {
+    private final Map<String, String> claims;
+
+    StatusSink(Map<String, String> claims) {
+      this.claims = claims;
+    }
+
+    @Override
+    public <T> T apply(
+        ResourceType<T> type,
+        String namespace,
+        String name,
+        String subresource,
+        Map<String, Object> patch,
+        ApplyOptions options) {
+      try {
+        KubeJson.mapper().writeValueAsBytes(patch);
+        return KubeJson.mapper().readValue(claims.get(name), type.javaType());
+      } catch (IOException e) {
+        throw new IllegalStateException("warm-up status apply: " + e, e);
+      }
+    }
+
+    @Override
+    public <T> T get(ResourceType<T> type, String namespace, String name) {
+      throw new UnsupportedOperationException("warm-up");
+    }
+
+    @Override
+    public <T> KubeList<T> list(ResourceType<T> type, String namespace, ListOptions options) {
+      throw new UnsupportedOperationException("warm-up");
+    }
+
+    @Override
+    public <T> Watch watch(
+        ResourceType<T> type, String namespace, ListOptions options, WatchHandler<T> handler) {
+      throw new UnsupportedOperationException("warm-up");
+    }
+
+    @Override
+    public <T> T create(ResourceType<T> type, T object) {
+      throw new UnsupportedOperationException("warm-up");
+    }
+
+    @Override
+    public <T> T update(ResourceType<T> type, T object) {
+      throw new UnsupportedOperationException("warm-up");
+    }
+
+    @Override
+    public <T> T updateStatus(ResourceType<T> type, T object) {
+      throw new UnsupportedOperationException("warm-up");
+    }
+
+    @Override
+    public void delete(
+        ResourceType<?> type, String namespace, String name, Preconditions preconditions) {
+      throw new UnsupportedOperationException("warm-up");
+    }
+
+    @Override
+    public void close() {}
+  }
+
+  /**
+   * Prepares nothing real: one env variable, so the CDI writer does its full work, and a status, so
+   * the status path does too.
+   */
   private static final class NoopProvider implements DeviceProvider {
     @Override
     public Inventory discover(ProviderContext context) {
@@ -240,8 +322,10 @@ final class Warmup {
           allocation.devices().stream()
               .map(
                   (AllocatedDevice d) ->
-                      PreparedDevice.of(
-                          d, ContainerEdits.builder().env("DRA4J_WARM_UP", d.device()).build()))
+                      PreparedDevice.builder(d)
+                          .edits(ContainerEdits.builder().env("DRA4J_WARM_UP", d.device()).build())
+                          .status(DeviceStatus.ready("WarmUp", "warm-up"))
+                          .build())
               .toList());
     }
 

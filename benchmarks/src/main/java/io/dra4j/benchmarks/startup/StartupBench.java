@@ -9,6 +9,7 @@ import io.dra4j.proto.pluginregistration.InfoRequest;
 import io.dra4j.proto.pluginregistration.RegistrationGrpc;
 import io.dra4j.runtime.files.AtomicFiles;
 import io.dra4j.runtime.kube.AllocationResult;
+import io.dra4j.runtime.kube.ApplyOptions;
 import io.dra4j.runtime.kube.DeviceAllocationResult;
 import io.dra4j.runtime.kube.DeviceClaim;
 import io.dra4j.runtime.kube.DeviceRequestAllocationResult;
@@ -29,6 +30,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
@@ -179,6 +181,7 @@ public final class StartupBench {
       if (!warmUp) {
         cmd.add("--no-warm-up");
       }
+      warmApiServer(api, client);
       // The claims exist before the driver starts, so that the first prepare follows the
       // registration at once, as when the kubelet has pods waiting for the driver.
       List<Claim> claims = new ArrayList<>();
@@ -261,6 +264,55 @@ public final class StartupBench {
       } else {
         deleteQuietly(dir);
       }
+    }
+  }
+
+  /**
+   * A real API server is a long-running, warm process. The fake one runs in this JVM, fresh for
+   * each run: without this, the driver's first GET of a claim and first status apply would also
+   * measure the fake server's own first requests. Same requests, other claims.
+   */
+  private static void warmApiServer(FakeApiServer api, HttpKubeClient client) throws Exception {
+    for (int i = 0; i < 300; i++) {
+      ResourceClaim c = api.put(ResourceClaim.TYPE, claim("server-warm-up-" + i, i % 8));
+      client.get(ResourceClaim.TYPE, "default", c.metadata().name());
+      client.apply(
+          ResourceClaim.TYPE,
+          "default",
+          c.metadata().name(),
+          "status",
+          Map.of(
+              "apiVersion",
+              "resource.k8s.io/v1",
+              "kind",
+              "ResourceClaim",
+              "metadata",
+              Map.of("name", c.metadata().name(), "namespace", "default"),
+              "status",
+              Map.of(
+                  "devices",
+                  List.of(
+                      Map.of(
+                          "driver",
+                          DRIVER,
+                          "pool",
+                          NODE,
+                          "device",
+                          "gpu-" + (i % 8),
+                          "conditions",
+                          List.of(
+                              Map.of(
+                                  "type",
+                                  "Ready",
+                                  "status",
+                                  "True",
+                                  "reason",
+                                  "Ok",
+                                  "message",
+                                  "",
+                                  "lastTransitionTime",
+                                  "2026-01-01T00:00:00Z")))))),
+          new ApplyOptions("bench-warm-up", true));
     }
   }
 
