@@ -1,24 +1,20 @@
 package io.dra4j.benchmarks.slices;
 
 import io.dra4j.runtime.kube.ApplyOptions;
+import io.dra4j.runtime.kube.ForwardingKubeClient;
 import io.dra4j.runtime.kube.KubeClient;
 import io.dra4j.runtime.kube.KubeException;
-import io.dra4j.runtime.kube.KubeList;
-import io.dra4j.runtime.kube.ListOptions;
 import io.dra4j.runtime.kube.Preconditions;
 import io.dra4j.runtime.kube.ResourceType;
-import io.dra4j.runtime.kube.Watch;
-import io.dra4j.runtime.kube.WatchHandler;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** A {@link KubeClient} that adds up the wall time spent in write calls (the HTTP round trips). */
-final class TimedClient implements KubeClient {
-  private final KubeClient delegate;
+final class TimedClient extends ForwardingKubeClient {
   private final AtomicLong writeNanos = new AtomicLong();
 
   TimedClient(KubeClient delegate) {
-    this.delegate = delegate;
+    super(delegate);
   }
 
   long writeNanos() {
@@ -39,36 +35,18 @@ final class TimedClient implements KubeClient {
   }
 
   @Override
-  public <T> T get(ResourceType<T> type, String namespace, String name) throws KubeException {
-    return delegate.get(type, namespace, name);
-  }
-
-  @Override
-  public <T> KubeList<T> list(ResourceType<T> type, String namespace, ListOptions options)
-      throws KubeException {
-    return delegate.list(type, namespace, options);
-  }
-
-  @Override
-  public <T> Watch watch(
-      ResourceType<T> type, String namespace, ListOptions options, WatchHandler<T> handler)
-      throws KubeException {
-    return delegate.watch(type, namespace, options, handler);
-  }
-
-  @Override
   public <T> T create(ResourceType<T> type, T object) throws KubeException {
-    return timed(() -> delegate.create(type, object));
+    return timed(() -> super.create(type, object));
   }
 
   @Override
   public <T> T update(ResourceType<T> type, T object) throws KubeException {
-    return timed(() -> delegate.update(type, object));
+    return timed(() -> super.update(type, object));
   }
 
   @Override
   public <T> T updateStatus(ResourceType<T> type, T object) throws KubeException {
-    return timed(() -> delegate.updateStatus(type, object));
+    return timed(() -> super.updateStatus(type, object));
   }
 
   @Override
@@ -77,7 +55,7 @@ final class TimedClient implements KubeClient {
       throws KubeException {
     timed(
         () -> {
-          delegate.delete(type, namespace, name, preconditions);
+          super.delete(type, namespace, name, preconditions);
           return null;
         });
   }
@@ -91,11 +69,6 @@ final class TimedClient implements KubeClient {
       Map<String, Object> patch,
       ApplyOptions options)
       throws KubeException {
-    return timed(() -> delegate.apply(type, namespace, name, subresource, patch, options));
-  }
-
-  @Override
-  public void close() {
-    delegate.close();
+    return timed(() -> super.apply(type, namespace, name, subresource, patch, options));
   }
 }
