@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.util.RawValue;
 import io.dra4j.api.claim.ClaimRef;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -98,9 +99,8 @@ final class CheckpointCodec {
       d.cdiDeviceIds().forEach(ids::add);
       ObjectNode rec = o.putObject("recorded");
       new TreeMap<>(d.recorded()).forEach(rec::put);
-      if (d.status().isPresent()) {
-        o.set("status", statusTree(d.status().get()));
-      }
+      // Already JSON (the runtime encoded it): embedded as it is, not parsed again on every write.
+      d.status().ifPresent(json -> o.putRawValue("status", new RawValue(json)));
     }
     try {
       return (MAPPER.writeValueAsString(root) + "\n").getBytes(StandardCharsets.UTF_8);
@@ -258,18 +258,6 @@ final class CheckpointCodec {
         ids,
         recorded,
         status);
-  }
-
-  private static JsonNode statusTree(String json) {
-    try {
-      JsonNode tree = MAPPER.readTree(json);
-      if (!tree.isObject()) {
-        throw new IllegalArgumentException("a device status must be a JSON object: " + json);
-      }
-      return tree;
-    } catch (JsonProcessingException e) {
-      throw new IllegalArgumentException("a device status must be JSON: " + e.getMessage(), e);
-    }
   }
 
   private static String text(JsonNode parent, String field, String at) throws FormatException {
