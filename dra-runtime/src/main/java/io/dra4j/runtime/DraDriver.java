@@ -209,9 +209,16 @@ public final class DraDriver implements AutoCloseable {
     // the inventory thread, like every later discovery, so two never overlap.
     onInventoryThread(this::discover);
     long tDiscovered = System.nanoTime();
+    // The API work starts before the warm-up, not after the registration: the guard's first
+    // reads, the publisher's first writes and the client's TLS handshake then overlap with the
+    // warm-up instead of competing with the kubelet's first prepare. Under the guard's fail
+    // policy, a conflict now stops the driver before it ever registers.
+    guard.start();
+    publisher.start();
+    inventoryThread.execute(this::awaitGuardThenPublish);
     if (s.warmUp) {
       try {
-        LOG.info("prepare path warmed up: {}", Warmup.run());
+        LOG.info("prepare path warmed up: {}", Warmup.run(s.kubeClient));
       } catch (IOException | RuntimeException e) {
         // An optimisation: a driver that cannot warm up still serves, just slower at first.
         LOG.warn("warm-up skipped: {}", e.toString());
@@ -238,9 +245,6 @@ public final class DraDriver implements AutoCloseable {
         throw new IOException("provider " + s.provider.name() + ": health monitoring: " + e, e);
       }
     }
-    guard.start();
-    publisher.start();
-    inventoryThread.execute(this::awaitGuardThenPublish);
     LOG.info(
         "driver {} on node {} serving {} at {}, registered through {}; started in {} ms"
             + " (recovery {} ms, discovery {} ms, warm-up {} ms, sockets {} ms)",
