@@ -24,6 +24,7 @@ import io.dra4j.runtime.kube.DeviceAllocationResult;
 import io.dra4j.runtime.kube.DeviceClaim;
 import io.dra4j.runtime.kube.DeviceRequestAllocationResult;
 import io.dra4j.runtime.kube.KubeClient;
+import io.dra4j.runtime.kube.KubeException;
 import io.dra4j.runtime.kube.KubeJson;
 import io.dra4j.runtime.kube.KubeList;
 import io.dra4j.runtime.kube.ListOptions;
@@ -61,18 +62,29 @@ import org.slf4j.helpers.NOPLogger;
  * services, the real claim pipeline with checkpoints and CDI files) against a synthetic claim and a
  * provider that does nothing, all inside a scratch directory that is deleted afterwards, so no side
  * effect reaches the host or the API server.
+ *
+ * <p>The HTTP path to the API server is warmed too, without touching any object: each round also
+ * reads the synthetic claim from the real API server and applies its status there. The claim does
+ * not exist, so the server answers 404 and changes nothing (a status subresource is never created
+ * by an apply), but the client's request, connection and error paths have run.
  */
 final class Warmup {
-  static final int DEFAULT_ITERATIONS = 200;
-  static final Duration DEFAULT_BUDGET = Duration.ofMillis(1500);
+  // The first rounds load and initialise classes, which is most of a cold call's cost; after about
+  // ten, the kubelet's first prepare gains little more while every round delays the registration
+  // (StartupBench). Each round also costs the API server two cheap 404s, and a DaemonSet roll-out
+  // multiplies them by the number of nodes.
+  static final int DEFAULT_ITERATIONS = 10;
+  static final Duration DEFAULT_BUDGET = Duration.ofMillis(1000);
   private static final String SCRATCH_PREFIX = "dra4j-warm-";
   // The name only shows in the scratch sockets; a short one keeps their paths short.
   private static final String DRIVER_NAME = "warm-up.dra4j.io";
+  private static final String NAMESPACE = "dra4j-warm-up";
 
   private Warmup() {}
 
   /** What the warm-up did. */
-  record Result(int iterations, Duration took, Duration firstCall, Duration lastCall) {
+  record Result(
+      int iterations, int apiProbes, Duration took, Duration firstCall, Duration lastCall) {
     @Override
     public String toString() {
       return iterations
@@ -82,16 +94,21 @@ final class Warmup {
           + firstCall.toNanos() / 1000
           + " µs, last "
           + lastCall.toNanos() / 1000
-          + " µs)";
+          + " µs), "
+          + apiProbes
+          + " API probes";
     }
   }
 
-  static Result run() throws IOException {
-    return run(DEFAULT_ITERATIONS, DEFAULT_BUDGET);
+  static Result run(KubeClient api) throws IOException {
+    return run(api, DEFAULT_ITERATIONS, DEFAULT_BUDGET);
   }
 
-  /** Runs up to {@code iterations} round trips, stopping early when {@code budget} is spent. */
-  static Result run(int iterations, Duration budget) throws IOException {
+  /**
+   * Runs up to {@code iterations} round trips, stopping early when {@code budget} is spent; each
+   * round also probes {@code api}.
+   */
+  static Result run(KubeClient api, int iterations, Duration budget) throws IOException {
     String driverName = DRIVER_NAME;
     long start = System.nanoTime();
     // Not in the plugin directory: socket paths must stay under 108 bytes whatever the
@@ -111,15 +128,18 @@ final class Warmup {
       Path cdi = Files.createDirectories(scratch.resolve("c"));
       // Claims go through JSON like the API server's answers do, so decoding is warm too.
       Map<String, String> claims = new java.util.concurrent.ConcurrentHashMap<>();
+      ApiProbe probe = new ApiProbe(api);
       try (ClaimPreparer preparer =
               ClaimPreparer.builder()
                   .driverName(driverName)
                   .provider(new NoopProvider())
                   .claimSource(
-                      (ns, name) ->
-                          KubeJson.mapper().readValue(claims.get(name), ResourceClaim.class))
+                      (ns, name) -> {
+                        probe.get(ns, name);
+                        return KubeJson.mapper().readValue(claims.get(name), ResourceClaim.class);
+                      })
                   // The claim status is applied too, its patch encoded as for the API server.
-                  .kubeClient(new StatusSink(claims))
+                  .kubeClient(new StatusSink(claims, probe))
                   .pluginDataDirectory(plugin)
                   .cdiDirectory(cdi)
                   .devRoot(scratch)
@@ -138,20 +158,23 @@ final class Warmup {
         preparer.recover();
         channel = UdsChannels.open(server.registrationSocket(), group);
         RegistrationGrpc.newBlockingStub(channel).getInfo(InfoRequest.getDefaultInstance());
-        channel.shutdownNow();
-        channel = UdsChannels.open(server.draSocket(), group);
-        DRAPluginGrpc.DRAPluginBlockingStub stub = DRAPluginGrpc.newBlockingStub(channel);
         long first = 0;
         long last = 0;
         int done = 0;
         long deadline = start + budget.toNanos();
         while (done < iterations && System.nanoTime() < deadline) {
+          // A new connection each round: the kubelet's first prepare also arrives on a new one,
+          // and accepting it (pipeline, HTTP/2 handshake) is server code that must be warm too.
+          channel.shutdownNow();
+          channel = UdsChannels.open(server.draSocket(), group);
+          DRAPluginGrpc.DRAPluginBlockingStub stub = DRAPluginGrpc.newBlockingStub(channel);
           String uid = UUID.randomUUID().toString();
-          String name = "warm-up-" + done;
+          // Unique, so that the API probes cannot meet a real claim.
+          String name = "warm-up-" + uid;
           claims.put(
               name, KubeJson.mapper().writeValueAsString(syntheticClaim(driverName, name, uid)));
           Claim claim =
-              Claim.newBuilder().setNamespace("dra4j-warm-up").setName(name).setUid(uid).build();
+              Claim.newBuilder().setNamespace(NAMESPACE).setName(name).setUid(uid).build();
           long t0 = System.nanoTime();
           String error =
               stub.withDeadlineAfter(10, TimeUnit.SECONDS)
@@ -176,6 +199,7 @@ final class Warmup {
         }
         return new Result(
             done,
+            probe.probes(),
             Duration.ofNanos(System.nanoTime() - start),
             Duration.ofNanos(first),
             Duration.ofNanos(last));
@@ -217,7 +241,7 @@ final class Warmup {
         new ObjectMeta(
             name,
             "",
-            "dra4j-warm-up",
+            NAMESPACE,
             uid,
             "1",
             1,
@@ -244,9 +268,11 @@ final class Warmup {
    */
   private static final class StatusSink implements KubeClient {
     private final Map<String, String> claims;
+    private final ApiProbe probe;
 
-    StatusSink(Map<String, String> claims) {
+    StatusSink(Map<String, String> claims, ApiProbe probe) {
       this.claims = claims;
+      this.probe = probe;
     }
 
     @Override
@@ -257,6 +283,7 @@ final class Warmup {
         String subresource,
         Map<String, Object> patch,
         ApplyOptions options) {
+      probe.apply(type, namespace, name, subresource, patch, options);
       try {
         KubeJson.mapper().writeValueAsBytes(patch);
         return KubeJson.mapper().readValue(claims.get(name), type.javaType());
@@ -304,6 +331,69 @@ final class Warmup {
 
     @Override
     public void close() {}
+  }
+
+  /**
+   * The warm-up's API calls, each for a claim that does not exist. An apply follows only a GET that
+   * answered 404 for the same claim, and the first other answer (a claim that exists after all,
+   * RBAC, an unreachable server) ends the probing: the warm-up never changes an object and never
+   * fails because of the API server.
+   */
+  private static final class ApiProbe {
+    private final KubeClient api;
+    private int probes;
+    private String absent = "";
+    private boolean stopped;
+
+    ApiProbe(KubeClient api) {
+      this.api = api;
+    }
+
+    void get(String namespace, String name) {
+      absent = "";
+      if (stopped) {
+        return;
+      }
+      probes++;
+      try {
+        api.get(ResourceClaim.TYPE, namespace, name);
+        stopped = true;
+      } catch (KubeException e) {
+        if (e.status() == 404) {
+          absent = namespace + "/" + name;
+        } else {
+          stopped = true;
+        }
+      } catch (RuntimeException e) {
+        stopped = true;
+      }
+    }
+
+    <T> void apply(
+        ResourceType<T> type,
+        String namespace,
+        String name,
+        String subresource,
+        Map<String, Object> patch,
+        ApplyOptions options) {
+      if (stopped || !absent.equals(namespace + "/" + name)) {
+        return;
+      }
+      absent = "";
+      probes++;
+      try {
+        api.apply(type, namespace, name, subresource, patch, options);
+        stopped = true;
+      } catch (KubeException e) {
+        stopped = e.status() != 404;
+      } catch (RuntimeException e) {
+        stopped = true;
+      }
+    }
+
+    int probes() {
+      return probes;
+    }
   }
 
   /**

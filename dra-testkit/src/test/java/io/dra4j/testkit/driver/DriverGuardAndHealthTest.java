@@ -14,6 +14,7 @@ import io.dra4j.runtime.kube.DeviceSelector;
 import io.dra4j.runtime.kube.HttpKubeClient;
 import io.dra4j.runtime.kube.Node;
 import io.dra4j.runtime.kube.ObjectMeta;
+import io.dra4j.runtime.kube.ResourceClaim;
 import io.dra4j.testkit.apiserver.FakeApiServer;
 import io.dra4j.testkit.kubelet.KubeletSimulator;
 import io.dra4j.testkit.kubelet.PluginInstance;
@@ -205,7 +206,10 @@ class DriverGuardAndHealthTest {
     }
   }
 
-  /** The warm-up runs on scratch sockets and files before registration and removes them. */
+  /**
+   * The warm-up runs on scratch sockets and files before registration and removes them; its API
+   * probes (a GET and a status apply for a claim that does not exist) change nothing on the server.
+   */
   @Test
   void theWarmUpLeavesNothingBehind() throws Exception {
     node("0");
@@ -224,6 +228,24 @@ class DriverGuardAndHealthTest {
         assertThat(files).isEmpty();
       }
       assertThat(plugin.unprepare(List.of())).isEmpty();
+      long gets = api.requests("get", "resourceclaims");
+      assertThat(gets).isPositive();
+      assertThat(api.requests("patch", "resourceclaims/status")).isEqualTo(gets);
+      assertThat(api.writes("resourceclaims")).isEqualTo(gets);
+      assertThat(api.objects(ResourceClaim.TYPE)).isEmpty();
+    }
+  }
+
+  /** A probe answered with anything but 404 (here RBAC) ends the probing; the driver starts. */
+  @Test
+  void theWarmUpStopsProbingWhenTheApiServerRefuses() throws Exception {
+    node("0");
+    api.faults().failNext("get", "resourceclaims", 1, 403);
+    try (DraDriver driver = driver(new FakeDeviceProvider()).warmUp(true).build()) {
+      driver.start();
+      kubelet.awaitPlugin(DRIVER, WAIT);
+      assertThat(api.requests("get", "resourceclaims")).isEqualTo(1);
+      assertThat(api.writes("resourceclaims")).isZero();
     }
   }
 
