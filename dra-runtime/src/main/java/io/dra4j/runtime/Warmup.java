@@ -126,8 +126,9 @@ final class Warmup {
       Path registrar = Files.createDirectories(scratch.resolve("r"));
       Path plugin = Files.createDirectories(scratch.resolve("p"));
       Path cdi = Files.createDirectories(scratch.resolve("c"));
-      // Claims go through JSON like the API server's answers do, so decoding is warm too.
-      Map<String, String> claims = new java.util.concurrent.ConcurrentHashMap<>();
+      // Claims go through JSON bytes as the API server's answers do (the client decodes bytes: a
+      // String would warm another parser), so decoding is warm too.
+      Map<String, byte[]> claims = new java.util.concurrent.ConcurrentHashMap<>();
       ApiProbe probe = new ApiProbe(api);
       try (ClaimPreparer preparer =
               ClaimPreparer.builder()
@@ -136,7 +137,8 @@ final class Warmup {
                   .claimSource(
                       (ns, name) -> {
                         probe.get(ns, name);
-                        return KubeJson.mapper().readValue(claims.get(name), ResourceClaim.class);
+                        return KubeJson.mapper()
+                            .readValue(claims.get(name), ResourceClaim.TYPE.javaType());
                       })
                   // The claim status is applied too, its patch encoded as for the API server.
                   .kubeClient(new StatusSink(claims, probe))
@@ -172,7 +174,7 @@ final class Warmup {
           // Unique, so that the API probes cannot meet a real claim.
           String name = "warm-up-" + uid;
           claims.put(
-              name, KubeJson.mapper().writeValueAsString(syntheticClaim(driverName, name, uid)));
+              name, KubeJson.mapper().writeValueAsBytes(syntheticClaim(driverName, name, uid)));
           Claim claim =
               Claim.newBuilder().setNamespace(NAMESPACE).setName(name).setUid(uid).build();
           long t0 = System.nanoTime();
@@ -267,10 +269,10 @@ final class Warmup {
    * answers with the stored claim, decoded. Nothing else is called.
    */
   private static final class StatusSink implements KubeClient {
-    private final Map<String, String> claims;
+    private final Map<String, byte[]> claims;
     private final ApiProbe probe;
 
-    StatusSink(Map<String, String> claims, ApiProbe probe) {
+    StatusSink(Map<String, byte[]> claims, ApiProbe probe) {
       this.claims = claims;
       this.probe = probe;
     }
