@@ -23,19 +23,15 @@ import io.dra4j.runtime.kube.ApplyOptions;
 import io.dra4j.runtime.kube.DeviceAllocationResult;
 import io.dra4j.runtime.kube.DeviceClaim;
 import io.dra4j.runtime.kube.DeviceRequestAllocationResult;
+import io.dra4j.runtime.kube.ForwardingKubeClient;
 import io.dra4j.runtime.kube.KubeClient;
 import io.dra4j.runtime.kube.KubeException;
 import io.dra4j.runtime.kube.KubeJson;
-import io.dra4j.runtime.kube.KubeList;
-import io.dra4j.runtime.kube.ListOptions;
 import io.dra4j.runtime.kube.ObjectMeta;
-import io.dra4j.runtime.kube.Preconditions;
 import io.dra4j.runtime.kube.ResourceClaim;
 import io.dra4j.runtime.kube.ResourceClaimSpec;
 import io.dra4j.runtime.kube.ResourceClaimStatus;
 import io.dra4j.runtime.kube.ResourceType;
-import io.dra4j.runtime.kube.Watch;
-import io.dra4j.runtime.kube.WatchHandler;
 import io.dra4j.runtime.kubelet.KubeletPluginServer;
 import io.dra4j.runtime.kubelet.UdsChannels;
 import io.grpc.ManagedChannel;
@@ -49,6 +45,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.slf4j.helpers.NOPLogger;
@@ -126,26 +123,17 @@ final class Warmup {
       Path registrar = Files.createDirectories(scratch.resolve("r"));
       Path plugin = Files.createDirectories(scratch.resolve("p"));
       Path cdi = Files.createDirectories(scratch.resolve("c"));
-      // Claims go through JSON bytes as the API server's answers do (the client decodes bytes: a
-      // String would warm another parser), so decoding is warm too.
-      Map<String, byte[]> claims = new java.util.concurrent.ConcurrentHashMap<>();
-      ApiProbe probe = new ApiProbe(api);
+      WarmUpClient client = new WarmUpClient(api);
       try (ClaimPreparer preparer =
               ClaimPreparer.builder()
                   .driverName(driverName)
                   .provider(new NoopProvider())
-                  .claimSource(
-                      (ns, name) -> {
-                        probe.get(ns, name);
-                        return KubeJson.mapper()
-                            .readValue(claims.get(name), ResourceClaim.TYPE.javaType());
-                      })
-                  // The claim status is applied too, its patch encoded as for the API server.
-                  .kubeClient(new StatusSink(claims, probe))
+                  // Claims are read and their status applied as in a real prepare.
+                  .kubeClient(client)
                   .pluginDataDirectory(plugin)
                   .cdiDirectory(cdi)
                   .devRoot(scratch)
-                  // Hundreds of synthetic claims are noise in the driver's log.
+                  // Synthetic claims are noise in the driver's log.
                   .logger(NOPLogger.NOP_LOGGER)
                   .build();
           KubeletPluginServer server =
@@ -173,8 +161,7 @@ final class Warmup {
           String uid = UUID.randomUUID().toString();
           // Unique, so that the API probes cannot meet a real claim.
           String name = "warm-up-" + uid;
-          claims.put(
-              name, KubeJson.mapper().writeValueAsBytes(syntheticClaim(driverName, name, uid)));
+          client.put(syntheticClaim(driverName, name, uid));
           Claim claim =
               Claim.newBuilder().setNamespace(NAMESPACE).setName(name).setUid(uid).build();
           long t0 = System.nanoTime();
@@ -196,12 +183,12 @@ final class Warmup {
             first = t;
           }
           last = t;
-          claims.remove(name);
+          client.remove(name);
           done++;
         }
         return new Result(
             done,
-            probe.probes(),
+            client.probes(),
             Duration.ofNanos(System.nanoTime() - start),
             Duration.ofNanos(first),
             Duration.ofNanos(last));
@@ -265,135 +252,89 @@ final class Warmup {
   }
 
   /**
-   * Takes the warm-up's claim status applies: encodes each patch as the HTTP client does and
-   * answers with the stored claim, decoded. Nothing else is called.
+   * The warm-up's API client: serves the synthetic claims from memory and sends the same reads and
+   * status applies to the real API server, where the claims do not exist, so every probe is
+   * answered 404 and changes nothing. An apply is probed only after a GET of the same claim
+   * answered 404, and the first other answer (a claim that exists after all, RBAC, an unreachable
+   * server) ends the probing: the warm-up never changes an object and never fails because of the
+   * API server. The claim pipeline only reads claims and applies their status; nothing else reaches
+   * the real client.
    */
-  private static final class StatusSink implements KubeClient {
-    private final Map<String, byte[]> claims;
-    private final ApiProbe probe;
-
-    StatusSink(Map<String, byte[]> claims, ApiProbe probe) {
-      this.claims = claims;
-      this.probe = probe;
-    }
-
-    @Override
-    public <T> T apply(
-        ResourceType<T> type,
-        String namespace,
-        String name,
-        String subresource,
-        Map<String, Object> patch,
-        ApplyOptions options) {
-      probe.apply(type, namespace, name, subresource, patch, options);
-      try {
-        KubeJson.mapper().writeValueAsBytes(patch);
-        return KubeJson.mapper().readValue(claims.get(name), type.javaType());
-      } catch (IOException e) {
-        throw new IllegalStateException("warm-up status apply: " + e, e);
-      }
-    }
-
-    @Override
-    public <T> T get(ResourceType<T> type, String namespace, String name) {
-      throw new UnsupportedOperationException("warm-up");
-    }
-
-    @Override
-    public <T> KubeList<T> list(ResourceType<T> type, String namespace, ListOptions options) {
-      throw new UnsupportedOperationException("warm-up");
-    }
-
-    @Override
-    public <T> Watch watch(
-        ResourceType<T> type, String namespace, ListOptions options, WatchHandler<T> handler) {
-      throw new UnsupportedOperationException("warm-up");
-    }
-
-    @Override
-    public <T> T create(ResourceType<T> type, T object) {
-      throw new UnsupportedOperationException("warm-up");
-    }
-
-    @Override
-    public <T> T update(ResourceType<T> type, T object) {
-      throw new UnsupportedOperationException("warm-up");
-    }
-
-    @Override
-    public <T> T updateStatus(ResourceType<T> type, T object) {
-      throw new UnsupportedOperationException("warm-up");
-    }
-
-    @Override
-    public void delete(
-        ResourceType<?> type, String namespace, String name, Preconditions preconditions) {
-      throw new UnsupportedOperationException("warm-up");
-    }
-
-    @Override
-    public void close() {}
-  }
-
-  /**
-   * The warm-up's API calls, each for a claim that does not exist. An apply follows only a GET that
-   * answered 404 for the same claim, and the first other answer (a claim that exists after all,
-   * RBAC, an unreachable server) ends the probing: the warm-up never changes an object and never
-   * fails because of the API server.
-   */
-  private static final class ApiProbe {
-    private final KubeClient api;
+  private static final class WarmUpClient extends ForwardingKubeClient {
+    // JSON bytes, as the API server answers: the HTTP client decodes bytes, and decoding a String
+    // would warm another parser.
+    private final Map<String, byte[]> claims = new ConcurrentHashMap<>();
     private int probes;
     private String absent = "";
     private boolean stopped;
 
-    ApiProbe(KubeClient api) {
-      this.api = api;
+    WarmUpClient(KubeClient api) {
+      super(api);
     }
 
-    void get(String namespace, String name) {
+    void put(ResourceClaim claim) throws IOException {
+      claims.put(claim.metadata().name(), KubeJson.mapper().writeValueAsBytes(claim));
+    }
+
+    void remove(String name) {
+      claims.remove(name);
+    }
+
+    @Override
+    public synchronized <T> T get(ResourceType<T> type, String namespace, String name) {
       absent = "";
-      if (stopped) {
-        return;
-      }
-      probes++;
-      try {
-        api.get(ResourceClaim.TYPE, namespace, name);
-        stopped = true;
-      } catch (KubeException e) {
-        if (e.status() == 404) {
-          absent = namespace + "/" + name;
-        } else {
+      if (!stopped) {
+        probes++;
+        try {
+          delegate().get(type, namespace, name);
+          stopped = true;
+        } catch (KubeException e) {
+          stopped = e.status() != 404;
+          absent = stopped ? "" : namespace + "/" + name;
+        } catch (RuntimeException e) {
           stopped = true;
         }
-      } catch (RuntimeException e) {
-        stopped = true;
       }
+      return stored(type, name);
     }
 
-    <T> void apply(
+    @Override
+    public synchronized <T> T apply(
         ResourceType<T> type,
         String namespace,
         String name,
         String subresource,
         Map<String, Object> patch,
         ApplyOptions options) {
-      if (stopped || !absent.equals(namespace + "/" + name)) {
-        return;
+      if (!stopped && absent.equals(namespace + "/" + name)) {
+        probes++;
+        try {
+          delegate().apply(type, namespace, name, subresource, patch, options);
+          stopped = true;
+        } catch (KubeException e) {
+          stopped = e.status() != 404;
+        } catch (RuntimeException e) {
+          stopped = true;
+        }
       }
       absent = "";
-      probes++;
       try {
-        api.apply(type, namespace, name, subresource, patch, options);
-        stopped = true;
-      } catch (KubeException e) {
-        stopped = e.status() != 404;
-      } catch (RuntimeException e) {
-        stopped = true;
+        KubeJson.mapper().writeValueAsBytes(patch);
+      } catch (IOException e) {
+        throw new IllegalStateException("warm-up status apply: " + e, e);
+      }
+      return stored(type, name);
+    }
+
+    private <T> T stored(ResourceType<T> type, String name) {
+      try {
+        return KubeJson.mapper().readValue(claims.get(name), type.javaType());
+      } catch (IOException e) {
+        throw new IllegalStateException("warm-up claim " + name + ": " + e, e);
       }
     }
 
-    int probes() {
+    synchronized int probes() {
       return probes;
     }
   }
