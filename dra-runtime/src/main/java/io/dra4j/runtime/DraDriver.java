@@ -52,11 +52,12 @@ import org.slf4j.LoggerFactory;
  * lifted, a guard decision, a publish) runs on one thread, so discoveries never overlap and
  * publishes are ordered and coalesced.
  *
- * <p>Start order: recover claim state, discover, warm the prepare path, then open the kubelet
- * sockets (the kubelet may call at once), and only then talk to the API server for publishing, so a
- * slow or unreachable API server never delays registration. Close runs the other way: the
- * registration socket goes first, in-flight calls finish, published slices stay (the kubelet
- * removes them if the driver does not come back).
+ * <p>Start order: recover claim state, discover, start the guard and the publisher (they talk to
+ * the API server on their own threads), warm the prepare path, then open the kubelet sockets (the
+ * kubelet may call at once). Nothing on this path waits for the API server beyond the warm-up's
+ * budget, so a slow or unreachable API server never holds up the registration. Close runs the other
+ * way: the registration socket goes first, in-flight calls finish, published slices stay (the
+ * kubelet removes them if the driver does not come back).
  *
  * <pre>{@code
  * try (HttpKubeClient client = KubeClients.inCluster();

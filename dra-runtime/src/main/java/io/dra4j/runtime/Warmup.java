@@ -45,8 +45,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 import org.slf4j.helpers.NOPLogger;
 
@@ -123,8 +129,9 @@ final class Warmup {
       Path registrar = Files.createDirectories(scratch.resolve("r"));
       Path plugin = Files.createDirectories(scratch.resolve("p"));
       Path cdi = Files.createDirectories(scratch.resolve("c"));
-      WarmUpClient client = new WarmUpClient(api);
-      try (ClaimPreparer preparer =
+      long deadline = start + budget.toNanos();
+      try (WarmUpClient client = new WarmUpClient(api, deadline);
+          ClaimPreparer preparer =
               ClaimPreparer.builder()
                   .driverName(driverName)
                   .provider(new NoopProvider())
@@ -151,7 +158,6 @@ final class Warmup {
         long first = 0;
         long last = 0;
         int done = 0;
-        long deadline = start + budget.toNanos();
         while (done < iterations && System.nanoTime() < deadline) {
           // A new connection each round: the kubelet's first prepare also arrives on a new one,
           // and accepting it (pipeline, HTTP/2 handshake) is server code that must be warm too.
@@ -257,19 +263,29 @@ final class Warmup {
    * answered 404 and changes nothing. An apply is probed only after a GET of the same claim
    * answered 404, and the first other answer (a claim that exists after all, RBAC, an unreachable
    * server) ends the probing: the warm-up never changes an object and never fails because of the
-   * API server. The claim pipeline only reads claims and applies their status; nothing else reaches
-   * the real client.
+   * API server. A probe runs on its own thread and is waited for only until the warm-up's deadline,
+   * so a slow or unreachable server cannot hold up the registration either. The claim pipeline only
+   * reads claims and applies their status; nothing else reaches the real client.
    */
   private static final class WarmUpClient extends ForwardingKubeClient {
     // JSON bytes, as the API server answers: the HTTP client decodes bytes, and decoding a String
     // would warm another parser.
     private final Map<String, byte[]> claims = new ConcurrentHashMap<>();
+    private final long deadline;
+    private final ExecutorService probeThread =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, "dra4j-warm-up-probe");
+              t.setDaemon(true);
+              return t;
+            });
     private int probes;
     private String absent = "";
     private boolean stopped;
 
-    WarmUpClient(KubeClient api) {
+    WarmUpClient(KubeClient api, long deadline) {
       super(api);
+      this.deadline = deadline;
     }
 
     void put(ResourceClaim claim) throws IOException {
@@ -284,16 +300,9 @@ final class Warmup {
     public synchronized <T> T get(ResourceType<T> type, String namespace, String name) {
       absent = "";
       if (!stopped) {
-        probes++;
-        try {
-          delegate().get(type, namespace, name);
-          stopped = true;
-        } catch (KubeException e) {
-          stopped = e.status() != 404;
-          absent = stopped ? "" : namespace + "/" + name;
-        } catch (RuntimeException e) {
-          stopped = true;
-        }
+        boolean notFound = probe(() -> delegate().get(type, namespace, name));
+        stopped = !notFound;
+        absent = notFound ? namespace + "/" + name : "";
       }
       return stored(type, name);
     }
@@ -307,15 +316,8 @@ final class Warmup {
         Map<String, Object> patch,
         ApplyOptions options) {
       if (!stopped && absent.equals(namespace + "/" + name)) {
-        probes++;
-        try {
-          delegate().apply(type, namespace, name, subresource, patch, options);
-          stopped = true;
-        } catch (KubeException e) {
-          stopped = e.status() != 404;
-        } catch (RuntimeException e) {
-          stopped = true;
-        }
+        stopped =
+            !probe(() -> delegate().apply(type, namespace, name, subresource, patch, options));
       }
       absent = "";
       try {
@@ -324,6 +326,25 @@ final class Warmup {
         throw new IllegalStateException("warm-up status apply: " + e, e);
       }
       return stored(type, name);
+    }
+
+    /** Sends one probe; true when the server answered 404 before the warm-up's deadline. */
+    private boolean probe(Callable<?> call) {
+      probes++;
+      Future<?> answer = probeThread.submit(call);
+      try {
+        answer.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        return false;
+      } catch (ExecutionException e) {
+        return e.getCause() instanceof KubeException k && k.status() == 404;
+      } catch (TimeoutException e) {
+        answer.cancel(true);
+        return false;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        answer.cancel(true);
+        return false;
+      }
     }
 
     private <T> T stored(ResourceType<T> type, String name) {
@@ -336,6 +357,12 @@ final class Warmup {
 
     synchronized int probes() {
       return probes;
+    }
+
+    /** Stops the probe thread; the real client is the driver's and stays open. */
+    @Override
+    public void close() {
+      probeThread.shutdownNow();
     }
   }
 

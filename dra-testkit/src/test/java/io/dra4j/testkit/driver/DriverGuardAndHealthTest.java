@@ -249,6 +249,24 @@ class DriverGuardAndHealthTest {
     }
   }
 
+  /**
+   * An API server slower than the warm-up's budget: the first probe is abandoned at the deadline,
+   * probing stops, and the driver registers without waiting for the answer.
+   */
+  @Test
+  void aSlowApiServerEndsTheProbingAtTheWarmUpDeadline() throws Exception {
+    node("0");
+    api.faults().latency(Duration.ofSeconds(3));
+    try (DraDriver driver = driver(new FakeDeviceProvider()).warmUp(true).build()) {
+      driver.start();
+      kubelet.awaitPlugin(DRIVER, WAIT);
+      assertThat(api.requests("get", "resourceclaims")).isEqualTo(1);
+      assertThat(api.writes("resourceclaims")).isZero();
+    } finally {
+      api.faults().latency(Duration.ZERO);
+    }
+  }
+
   private static List<String> warmUpDirs(Path base) throws Exception {
     try (Stream<Path> entries = Files.list(base)) {
       return entries
