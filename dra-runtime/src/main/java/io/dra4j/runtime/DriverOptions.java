@@ -2,6 +2,7 @@ package io.dra4j.runtime;
 
 import io.dra4j.api.device.TaintEffect;
 import io.dra4j.runtime.extendedresource.ExtendedResourceGuard;
+import io.dra4j.runtime.kube.HttpKubeClient;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
@@ -66,11 +67,6 @@ public record DriverOptions(
     Map<String, String> providerConfig) {
 
   public static final int DEFAULT_HEALTH_PORT = 8081;
-
-  /** The client's default rate (see HttpKubeClient): above client-go's 5 QPS, for prepares. */
-  public static final double DEFAULT_KUBE_API_QPS = 50;
-
-  public static final int DEFAULT_KUBE_API_BURST = 100;
 
   public DriverOptions {
     providerConfig = Collections.unmodifiableMap(new TreeMap<>(providerConfig));
@@ -213,7 +209,7 @@ public record DriverOptions(
       }
     }
     Duration recovery = duration(flags, "health-recovery-delay", Duration.ofSeconds(60));
-    double qps = DEFAULT_KUBE_API_QPS;
+    double qps = HttpKubeClient.DEFAULT_QPS;
     if (flags.containsKey("kube-api-qps")) {
       try {
         qps = Double.parseDouble(flags.get("kube-api-qps"));
@@ -225,7 +221,7 @@ public record DriverOptions(
             "flag --kube-api-qps \"" + flags.get("kube-api-qps") + "\" must be a number above 0");
       }
     }
-    int burst = integer(flags, "kube-api-burst", DEFAULT_KUBE_API_BURST);
+    int burst = integer(flags, "kube-api-burst", HttpKubeClient.DEFAULT_BURST);
     if (burst < 1) {
       throw new IllegalArgumentException("flag --kube-api-burst " + burst + " must be at least 1");
     }

@@ -664,13 +664,20 @@ public final class HttpKubeClient implements KubeClient {
     }
   }
 
+  /**
+   * The default rate limit, above client-go's 5/10: a driver reads every claim on the pod-start
+   * critical path, and a burst of pods must not queue behind the limiter.
+   */
+  public static final double DEFAULT_QPS = 50;
+
+  /** The default burst; see {@link #DEFAULT_QPS}. */
+  public static final int DEFAULT_BURST = 100;
+
   /** Builds an {@link HttpKubeClient}. */
   public static final class Builder {
     private final KubeConfig config;
-    // Above client-go's 5/10: a driver reads every claim on the pod-start critical path, and a
-    // burst of pods must not queue behind the limiter.
-    private double qps = 50;
-    private int burst = 100;
+    private double qps = DEFAULT_QPS;
+    private int burst = DEFAULT_BURST;
     private Duration callTimeout = Duration.ofSeconds(30);
     private Duration connectTimeout = Duration.ofSeconds(10);
     private int maxRetries = 5;
