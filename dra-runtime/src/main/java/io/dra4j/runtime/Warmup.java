@@ -204,7 +204,7 @@ final class Warmup {
         channel.shutdownNow();
       }
       group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
-      deleteQuietly(scratch);
+      AtomicFiles.deleteTreeQuietly(scratch);
     }
   }
 
@@ -225,7 +225,7 @@ final class Warmup {
                   return false;
                 }
               })
-          .forEach(Warmup::deleteQuietly);
+          .forEach(AtomicFiles::deleteTreeQuietly);
     } catch (IOException e) {
       // Not ours to worry about: the scratch directory of this run still works.
     }
@@ -395,14 +395,6 @@ final class Warmup {
     @Override
     public boolean threadSafe() {
       return true;
-    }
-  }
-
-  private static void deleteQuietly(Path dir) {
-    try {
-      AtomicFiles.deleteTree(dir);
-    } catch (IOException e) {
-      // A temporary directory left behind is harmless.
     }
   }
 }

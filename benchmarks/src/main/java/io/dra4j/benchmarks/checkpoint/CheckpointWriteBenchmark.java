@@ -5,18 +5,17 @@ import io.dra4j.api.claim.ClaimRef;
 import io.dra4j.runtime.checkpoint.CheckpointDevice;
 import io.dra4j.runtime.checkpoint.CheckpointStore;
 import io.dra4j.runtime.checkpoint.ClaimCheckpoint;
+import io.dra4j.runtime.files.AtomicFiles;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -77,11 +76,7 @@ public class CheckpointWriteBenchmark {
 
   @TearDown(Level.Trial)
   public void tearDown() throws IOException {
-    try (Stream<Path> s = Files.walk(root)) {
-      for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-    }
+    AtomicFiles.deleteTree(root);
   }
 
   /** A whole claim life cycle: started record, completed record, delete on unprepare. */

@@ -4,14 +4,17 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermission;
+import java.util.Comparator;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.stream.Stream;
 
 /**
  * Crash-safe file replacement and removal for state that must survive a power loss: the content is
@@ -121,22 +124,34 @@ public final class AtomicFiles {
     }
   }
 
-  /**
-   * Creates a directory and its missing parents, forcing each new entry to disk; existing
-   * directories are left as they are.
-   */
   /** Deletes a directory and everything below it; nothing happens when it does not exist. */
   public static void deleteTree(Path dir) throws IOException {
-    if (!Files.exists(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+    if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
       return;
     }
-    try (java.util.stream.Stream<Path> s = Files.walk(dir)) {
-      for (Path p : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
+    try (Stream<Path> s = Files.walk(dir)) {
+      for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
         Files.deleteIfExists(p);
       }
     }
   }
 
+  /**
+   * {@link #deleteTree} for scratch and temporary directories, where one left behind is harmless: a
+   * failure is ignored.
+   */
+  public static void deleteTreeQuietly(Path dir) {
+    try {
+      deleteTree(dir);
+    } catch (IOException e) {
+      // Harmless by contract: the caller only cleans up after itself.
+    }
+  }
+
+  /**
+   * Creates a directory and its missing parents, forcing each new entry to disk; existing
+   * directories are left as they are.
+   */
   public static void createDirectories(Path dir) throws IOException {
     Path abs = dir.toAbsolutePath().normalize();
     if (Files.isDirectory(abs)) {

@@ -296,7 +296,7 @@ final class FakeDemo {
       }
       client.close();
       api.close();
-      deleteQuietly(work);
+      AtomicFiles.deleteTreeQuietly(work);
     }
   }
 
@@ -397,14 +397,6 @@ final class FakeDemo {
     }
     for (String line : block.strip().split("\n")) {
       out.println("      | " + line);
-    }
-  }
-
-  private static void deleteQuietly(Path dir) {
-    try {
-      AtomicFiles.deleteTree(dir);
-    } catch (IOException e) {
-      // A temporary directory left behind is harmless.
     }
   }
 }
