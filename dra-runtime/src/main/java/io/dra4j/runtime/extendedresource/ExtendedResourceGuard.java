@@ -64,7 +64,8 @@ import org.slf4j.event.Level;
  *       read of DeviceClasses and Node, WAIT drops every device (it cannot know yet).
  *   <li>{@link Policy#WARN}: publishes anyway and logs the same way.
  *   <li>{@link Policy#FAIL}: calls the {@link Builder#fatalHandler} with the reason (the driver
- *       exits non-zero).
+ *       exits non-zero); {@link #filter} drops the devices in conflict meanwhile, so they are never
+ *       published, and like WAIT drops every device before the first read.
  * </ul>
  *
  * Duplicate explicit names (several classes, one of which selects this driver's devices) are logged

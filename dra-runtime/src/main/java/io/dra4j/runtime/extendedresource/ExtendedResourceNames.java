@@ -2,6 +2,7 @@ package io.dra4j.runtime.extendedresource;
 
 import io.dra4j.runtime.kube.DeviceClass;
 import io.dra4j.runtime.kube.KubeNames;
+import io.dra4j.runtime.slices.Limits;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -15,8 +16,6 @@ final class ExtendedResourceNames {
 
   /** Quota prefix: {@code requests.<name>} must itself be a qualified name. */
   static final String REQUESTS_PREFIX = "requests.";
-
-  static final int DRIVER_NAME_MAX = 63;
 
   /**
    * An explicit {@code extendedResourceName}: it contains '/', is not in the kubernetes.io domain
@@ -74,8 +73,8 @@ final class ExtendedResourceNames {
   /** A driver name: at most 63 characters, a DNS subdomain (compared in lower case). */
   static List<String> driverName(String name) {
     List<String> problems = new ArrayList<>();
-    if (name.length() > DRIVER_NAME_MAX) {
-      problems.add("is " + name.length() + " characters, the limit is " + DRIVER_NAME_MAX);
+    if (name.length() > Limits.DRIVER_NAME_MAX_LENGTH) {
+      problems.add(KubeNames.tooLong(name, Limits.DRIVER_NAME_MAX_LENGTH));
     }
     problems.addAll(KubeNames.dnsSubdomain(name.toLowerCase(Locale.ROOT)));
     return problems;

@@ -1,5 +1,6 @@
 package io.dra4j.runtime.health;
 
+import io.dra4j.runtime.kube.KubeNames;
 import java.util.regex.Pattern;
 
 /**
@@ -9,8 +10,6 @@ import java.util.regex.Pattern;
 final class LabelSyntax {
   private LabelSyntax() {}
 
-  static final int VALUE_MAX = 63;
-
   private static final Pattern VALUE_CHAR = Pattern.compile("[-A-Za-z0-9_.]");
 
   /**
@@ -19,15 +18,18 @@ final class LabelSyntax {
    * character. May be empty (an empty taint value is valid).
    */
   static String toLabelValue(String text) {
-    StringBuilder sb = new StringBuilder(Math.min(text.length(), VALUE_MAX + 1));
+    StringBuilder sb = new StringBuilder(Math.min(text.length(), KubeNames.LABEL_VALUE_MAX + 1));
     text.codePoints()
-        .limit(VALUE_MAX * 4L)
+        .limit(KubeNames.LABEL_VALUE_MAX * 4L)
         .forEach(
             cp -> {
               String s = new String(Character.toChars(cp));
               sb.append(cp < 128 && VALUE_CHAR.matcher(s).matches() ? s : "-");
             });
-    String v = sb.length() > VALUE_MAX ? sb.substring(0, VALUE_MAX) : sb.toString();
+    String v =
+        sb.length() > KubeNames.LABEL_VALUE_MAX
+            ? sb.substring(0, KubeNames.LABEL_VALUE_MAX)
+            : sb.toString();
     int start = 0;
     int end = v.length();
     while (start < end && !Character.isLetterOrDigit(v.charAt(start))) {

@@ -144,7 +144,8 @@ public final class KubeNames {
     return d.equals("kubernetes.io") || d.endsWith(".kubernetes.io");
   }
 
-  private static String tooLong(String value, int limit) {
+  /** The one wording of a length problem: {@code is 70 characters, the limit is 63}. */
+  public static String tooLong(String value, int limit) {
     return "is " + value.length() + " characters, the limit is " + limit;
   }
 }

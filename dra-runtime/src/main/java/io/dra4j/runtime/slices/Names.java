@@ -29,7 +29,7 @@ final class Names {
       return problems;
     }
     if (value.length() > Limits.DRIVER_NAME_MAX_LENGTH) {
-      problems.add(tooLong(value, Limits.DRIVER_NAME_MAX_LENGTH));
+      problems.add(KubeNames.tooLong(value, Limits.DRIVER_NAME_MAX_LENGTH));
     }
     if (value.length() == 1) {
       problems.add("must be at least 2 characters");
@@ -54,7 +54,7 @@ final class Names {
       return problems;
     }
     if (value.length() > Limits.POOL_NAME_MAX_LENGTH) {
-      problems.add(tooLong(value, Limits.POOL_NAME_MAX_LENGTH));
+      problems.add(KubeNames.tooLong(value, Limits.POOL_NAME_MAX_LENGTH));
     }
     String[] parts = value.split("/", -1);
     for (String part : parts) {
@@ -124,9 +124,5 @@ final class Names {
 
   static int utf8Length(String value) {
     return value.getBytes(StandardCharsets.UTF_8).length;
-  }
-
-  private static String tooLong(String value, int limit) {
-    return "is " + value.length() + " characters, the limit is " + limit;
   }
 }

@@ -718,7 +718,7 @@ public final class SlicePublisher implements AutoCloseable {
 
   private void retry(String pool, Exception e) {
     int attempt = attempts.merge(pool, 1, Integer::sum);
-    Duration delay = backoff(attempt);
+    Duration delay = Backoff.delay(backoffBase, backoffMax, attempt);
     LOG.debug(
         "slice publisher {}: pool \"{}\": attempt {} failed, next in {} ms",
         driver,
@@ -727,10 +727,6 @@ public final class SlicePublisher implements AutoCloseable {
         delay.toMillis());
     notifyListener(() -> listener.onError(pool, e));
     enqueue(pool, System.nanoTime() + delay.toNanos());
-  }
-
-  private Duration backoff(int attempt) {
-    return Backoff.delay(backoffBase, backoffMax, attempt);
   }
 
   /** Brings one pool to its desired state; returns the number of slices it has now. */
