@@ -229,7 +229,8 @@ public final class KubeletPluginServer implements AutoCloseable {
               .build();
       NettyServerBuilder registration =
           serverFor(registrationSocket)
-              .addService(intercepted(new RegistrationService(info, this::recordRegistration)));
+              .addService(
+                  intercepted(new RegistrationService(info, this::recordRegistration, callLogger)));
       registrationServer = bind(registration, "registration socket", registrationSocket);
       registrationSocketKey = UnixSockets.restrict(registrationSocket);
     } catch (IOException | RuntimeException | Error e) {
@@ -298,14 +299,18 @@ public final class KubeletPluginServer implements AutoCloseable {
     }
     // A short quiet period: a handler thread that just completed a call may still hand a write
     // listener to its event loop; a loop that refuses it logs a SEVERE stack trace for nothing.
+    // Both groups shut down at once; only the workers get the quiet period (the boss loop accepts
+    // connections and is handed no writes).
+    if (boss != null) {
+      boss.shutdownGracefully(0, 1000, TimeUnit.MILLISECONDS);
+    }
     if (workers != null) {
       workers
           .shutdownGracefully(50, 1000, TimeUnit.MILLISECONDS)
           .awaitUninterruptibly(3, TimeUnit.SECONDS);
     }
     if (boss != null) {
-      boss.shutdownGracefully(50, 1000, TimeUnit.MILLISECONDS)
-          .awaitUninterruptibly(3, TimeUnit.SECONDS);
+      boss.terminationFuture().awaitUninterruptibly(3, TimeUnit.SECONDS);
     }
   }
 
@@ -488,8 +493,9 @@ public final class KubeletPluginServer implements AutoCloseable {
     }
 
     /**
-     * Where the line per NodePrepareResources/NodeUnprepareResources call goes (default: the logger
-     * {@code io.dra4j.runtime.kubelet.NodeCalls}, info for success, error for failure).
+     * Where the line per GetInfo, NodePrepareResources and NodeUnprepareResources call goes
+     * (default: the logger {@code io.dra4j.runtime.kubelet.NodeCalls}, info for success, error for
+     * failure).
      */
     public Builder callLogger(Logger value) {
       callLogger = Objects.requireNonNull(value, "callLogger");
@@ -605,7 +611,7 @@ public final class KubeletPluginServer implements AutoCloseable {
               + " server warns about them; it "
               + rule);
     }
-    if (!KubeNames.dnsSubdomain(name).isEmpty()) {
+    if (!KubeNames.hasDnsSubdomainSyntax(name)) {
       throw new IllegalArgumentException("driverName \"" + name + "\": it " + rule);
     }
   }

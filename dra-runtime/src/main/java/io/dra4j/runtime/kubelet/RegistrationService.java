@@ -20,10 +20,13 @@ final class RegistrationService extends RegistrationGrpc.RegistrationImplBase {
 
   private final PluginInfo info;
   private final Consumer<RegistrationStatus> recorder;
+  private final Logger callLogger;
 
-  RegistrationService(PluginInfo info, Consumer<RegistrationStatus> recorder) {
+  /** {@code callLogger} takes the GetInfo lines, like the server's other kubelet calls. */
+  RegistrationService(PluginInfo info, Consumer<RegistrationStatus> recorder, Logger callLogger) {
     this.info = info;
     this.recorder = recorder;
+    this.callLogger = callLogger;
   }
 
   @Override
@@ -31,7 +34,7 @@ final class RegistrationService extends RegistrationGrpc.RegistrationImplBase {
     long start = System.nanoTime();
     out.onNext(info);
     out.onCompleted();
-    LOG.info(
+    callLogger.info(
         "#{} GetInfo driver={}: answered in {} µs",
         RequestIds.next(),
         info.getName(),
