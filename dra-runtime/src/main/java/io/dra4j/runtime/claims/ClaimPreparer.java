@@ -709,8 +709,7 @@ public final class ClaimPreparer implements NodeService, AutoCloseable {
                 + e.getOriginalMessage(),
             e);
       }
-      String key =
-          driver + "/" + d.pool() + "/" + d.device() + d.shareId().map(x -> "#" + x).orElse("");
+      String key = driver + "/" + DeviceIndex.key(d.pool(), d.device(), d.shareId());
       Optional<AllocatedDeviceStatus> previous =
           r.claim().status().devices().stream().filter(p -> p.key().equals(key)).findFirst();
       entries.add(

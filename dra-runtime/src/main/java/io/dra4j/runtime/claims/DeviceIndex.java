@@ -68,11 +68,7 @@ final class DeviceIndex {
     release(claim.uid());
     List<String> keys = new ArrayList<>(devices.size());
     for (AllocatedDevice d : devices) {
-      String key = deviceKey(d.pool(), d.device());
-      byKey
-          .computeIfAbsent(key, k -> new ArrayList<>(1))
-          .add(new Holder(claim, d.adminAccess(), d.shareId()));
-      keys.add(key);
+      hold(claim, d.pool(), d.device(), d.adminAccess(), d.shareId(), keys);
     }
     keysByClaim.put(claim.uid(), keys);
     return Optional.empty();
@@ -103,14 +99,25 @@ final class DeviceIndex {
     for (ClaimCheckpoint r : records) {
       List<String> keys = new ArrayList<>(r.devices().size());
       for (CheckpointDevice d : r.devices()) {
-        String key = deviceKey(d.pool(), d.device());
-        byKey
-            .computeIfAbsent(key, k -> new ArrayList<>(1))
-            .add(new Holder(r.claim(), d.adminAccess(), d.shareId()));
-        keys.add(key);
+        hold(r.claim(), d.pool(), d.device(), d.adminAccess(), d.shareId(), keys);
       }
       keysByClaim.put(r.claim().uid(), keys);
     }
+  }
+
+  /** Adds the claim as a holder of the device and its key to {@code keys}. */
+  private void hold(
+      ClaimRef claim,
+      String pool,
+      String device,
+      boolean adminAccess,
+      Optional<String> shareId,
+      List<String> keys) {
+    String key = deviceKey(pool, device);
+    byKey
+        .computeIfAbsent(key, k -> new ArrayList<>(1))
+        .add(new Holder(claim, adminAccess, shareId));
+    keys.add(key);
   }
 
   /** Claims holding devices. */
