@@ -162,7 +162,7 @@ public final class PluginInstance {
     Map<String, ClaimResult> prepared = new LinkedHashMap<>();
     out.forEach(
         (uid, r) -> {
-          if (r.error().isEmpty()) {
+          if (r.isOk()) {
             prepared.put(uid, r);
           }
         });

@@ -72,8 +72,12 @@ public final class PublishedSlices {
    * @throws AssertionError unless all its slices agree
    */
   public long generation(String pool) {
+    return generation(pool, pool(pool));
+  }
+
+  private static long generation(String pool, List<ResourceSlice> slices) {
     Set<Long> g =
-        pool(pool).stream().map(s -> s.spec().pool().generation()).collect(Collectors.toSet());
+        slices.stream().map(s -> s.spec().pool().generation()).collect(Collectors.toSet());
     check(g.size() == 1, "pool %s: its slices carry generations %s, expected exactly one", pool, g);
     return g.iterator().next();
   }
@@ -156,7 +160,7 @@ public final class PublishedSlices {
         devices.addAll(ds);
         counterSets.addAll(s.spec().sharedCounters());
       }
-      generation(pool);
+      generation(pool, slices);
 
       ResourceSlice first = slices.get(0);
       PoolScope scope =

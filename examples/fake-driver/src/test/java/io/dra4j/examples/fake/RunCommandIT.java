@@ -100,17 +100,7 @@ class RunCommandIT {
         HttpKubeClient client = KubeClients.fromKubeconfig(kubeconfig)) {
       PluginInstance plugin = kubelet.awaitPlugin("gpu.example.com", Duration.ofSeconds(60));
       assertThat(plugin.supportedVersions()).startsWith("v1.DRAPlugin", "v1beta1.DRAPlugin");
-      await(
-          () ->
-              client
-                      .list(
-                          ResourceSlice.TYPE, "", ListOptions.fields("spec.driver=gpu.example.com"))
-                      .items()
-                      .stream()
-                      .mapToInt(s -> s.spec().devices().size())
-                      .sum()
-                  == 3,
-          "3 devices published");
+      await(() -> publishedDevices(client) == 3, "3 devices published");
 
       // The status endpoint the DaemonSet's probes use.
       HttpClient http = HttpClient.newHttpClient();
@@ -147,14 +137,7 @@ class RunCommandIT {
       assertThat(plugin.endpoint()).doesNotExist();
       // The slices stay: the kubelet cleans up a node's slices itself, and a rolling update's new
       // pod takes them over without a gap in what the scheduler sees.
-      assertThat(
-              client
-                  .list(ResourceSlice.TYPE, "", ListOptions.fields("spec.driver=gpu.example.com"))
-                  .items()
-                  .stream()
-                  .mapToInt(s -> s.spec().devices().size())
-                  .sum())
-          .isEqualTo(3);
+      assertThat(publishedDevices(client)).isEqualTo(3);
       assertThat(log("driver.log")).contains("driver gpu.example.com stopping");
     }
   }
@@ -206,5 +189,14 @@ class RunCommandIT {
             + log("api.log")
             + "\ndriver:\n"
             + log("driver.log"));
+  }
+
+  private static int publishedDevices(HttpKubeClient client) throws Exception {
+    return client
+        .list(ResourceSlice.TYPE, "", ListOptions.fields("spec.driver=gpu.example.com"))
+        .items()
+        .stream()
+        .mapToInt(s -> s.spec().devices().size())
+        .sum();
   }
 }
