@@ -74,8 +74,7 @@ public final class DriverMain {
       err.println("error: " + e.getMessage());
       return 2;
     }
-    List<DeviceEnricher> enrichers = new ArrayList<>();
-    ServiceLoader.load(DeviceEnricher.class).forEach(enrichers::add);
+    List<DeviceEnricher> enrichers = loadEnrichers();
 
     DraDriver.Builder builder =
         DraDriver.builder()
@@ -184,5 +183,12 @@ public final class DriverMain {
             : "several DeviceProviders on the class path ("
                 + found
                 + "): choose one with --provider");
+  }
+
+  /** Every {@link DeviceEnricher} on the class path, in ServiceLoader order. */
+  public static List<DeviceEnricher> loadEnrichers() {
+    List<DeviceEnricher> enrichers = new ArrayList<>();
+    ServiceLoader.load(DeviceEnricher.class).forEach(enrichers::add);
+    return enrichers;
   }
 }

@@ -1,5 +1,6 @@
 package io.dra4j.nvidia;
 
+import io.dra4j.api.device.Device;
 import io.dra4j.api.provider.DeviceEnricher;
 import io.dra4j.api.provider.Inventory;
 import io.dra4j.api.provider.ProviderContext;
@@ -52,18 +53,21 @@ public final class NvidiaDiscoverCommand {
   public static int run(
       ProviderContext context, List<DeviceEnricher> enrichers, PrintStream out, PrintStream err) {
     try (NvidiaDeviceProvider provider = new NvidiaDeviceProvider()) {
-      Inventory inventory = provider.discover(context);
       for (DeviceEnricher e : enrichers) {
         e.init(context);
-        inventory =
-            new Inventory(
-                inventory.pools().stream()
-                    .map(
-                        p ->
-                            p.withDevices(
-                                p.devices().stream().map(d -> e.enrich(p.name(), d)).toList()))
-                    .toList());
       }
+      Inventory discovered = provider.discover(context);
+      // One pass over the devices, each through every enricher in order, as the driver does.
+      Inventory inventory =
+          new Inventory(
+              discovered.pools().stream()
+                  .map(
+                      p ->
+                          p.withDevices(
+                              p.devices().stream()
+                                  .map(d -> enrich(enrichers, p.name(), d))
+                                  .toList()))
+                  .toList());
       for (String p : provider.lastProblems()) {
         err.println("warning: " + p);
       }
@@ -110,5 +114,13 @@ public final class NvidiaDiscoverCommand {
             .pluginDataDir(Path.of(System.getProperty("java.io.tmpdir")))
             .build();
     System.exit(run(context, System.out, System.err));
+  }
+
+  private static Device enrich(List<DeviceEnricher> enrichers, String pool, Device device) {
+    Device d = device;
+    for (DeviceEnricher e : enrichers) {
+      d = e.enrich(pool, d);
+    }
+    return d;
   }
 }

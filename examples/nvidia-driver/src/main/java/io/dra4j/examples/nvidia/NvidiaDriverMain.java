@@ -18,12 +18,10 @@ import io.dra4j.runtime.cdi.ClaimSpec;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.ServiceLoader;
 import java.util.TreeMap;
 
 /**
@@ -100,8 +98,7 @@ public final class NvidiaDriverMain {
             .build();
     // The enrichers the driver would run (spi-numa's topology attributes), so that the printed
     // inventory is what the node would publish.
-    List<DeviceEnricher> enrichers = new ArrayList<>();
-    ServiceLoader.load(DeviceEnricher.class).forEach(enrichers::add);
+    List<DeviceEnricher> enrichers = DriverMain.loadEnrichers();
     int rc = NvidiaDiscoverCommand.run(context, enrichers, out, err);
     if (rc != 0) {
       return rc;
