@@ -10,10 +10,12 @@ import io.dra4j.api.claim.PreparedDevice;
 import io.dra4j.api.provider.DeviceProvider;
 import io.dra4j.api.provider.Inventory;
 import io.dra4j.api.provider.ProviderContext;
+import io.dra4j.runtime.cdi.CdiKind;
 import io.dra4j.runtime.checkpoint.CheckpointDevice;
 import io.dra4j.runtime.checkpoint.CheckpointStore;
 import io.dra4j.runtime.checkpoint.ClaimCheckpoint;
 import io.dra4j.runtime.claims.ClaimPreparer;
+import io.dra4j.runtime.files.AtomicFiles;
 import io.dra4j.runtime.kube.AllocationResult;
 import io.dra4j.runtime.kube.DeviceAllocationResult;
 import io.dra4j.runtime.kube.DeviceRequestAllocationResult;
@@ -31,14 +33,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.stream.Stream;
 
 /**
  * The claim preparation pipeline through the full stack: kubelet simulator → Unix socket →
@@ -114,45 +114,26 @@ public final class ClaimPipelineBench {
         // Each claim already prepared has its record and its CDI spec, as on a busy node: the
         // CDI directory is as full as the checkpoint directory.
         Path cdi = Files.createDirectories(root.resolve("cdi"));
+        CdiKind kind = CdiKind.forDriver(DRIVER);
         for (int i = 0; i < alreadyPrepared; i++) {
           String uid = String.format("00000000-0000-4000-8000-%012d", i);
-          String kind = "k8s." + DRIVER + "/claim";
+          String device = uid + "-dev-" + i;
           Files.writeString(
-              cdi.resolve("k8s." + DRIVER + "-claim_" + uid + ".json"),
+              cdi.resolve(kind.transientSpecFileName(uid)),
               "{\"cdiVersion\":\"0.3.0\",\"kind\":\""
                   + kind
                   + "\",\"devices\":[{\"name\":\""
-                  + uid
-                  + "-dev-"
-                  + i
+                  + device
                   + "\",\"containerEdits\":{\"env\":[\"DEV=1\"]}}]}\n");
           store.write(
               ClaimCheckpoint.started(
                       new ClaimRef("old", "c" + i, uid),
                       DRIVER,
-                      List.of(
-                          new CheckpointDevice(
-                              "gpu",
-                              "old-pool",
-                              "dev-" + i,
-                              Optional.empty(),
-                              false,
-                              List.of(),
-                              Map.of(),
-                              Optional.empty())),
+                      List.of(oldDevice(i, List.of())),
                       "bench-boot",
                       Instant.now())
                   .completed(
-                      List.of(
-                          new CheckpointDevice(
-                              "gpu",
-                              "old-pool",
-                              "dev-" + i,
-                              Optional.empty(),
-                              false,
-                              List.of(kind + "=" + uid + "-dev-" + i),
-                              Map.of(),
-                              Optional.empty())),
+                      List.of(oldDevice(i, List.of(kind.qualify(device)))),
                       "bench-boot",
                       Instant.now()));
         }
@@ -213,6 +194,19 @@ public final class ClaimPipelineBench {
       }
     }
 
+    /** An already-prepared claim's device in the old pool, with its CDI ids. */
+    private static CheckpointDevice oldDevice(int i, List<String> cdiIds) {
+      return new CheckpointDevice(
+          "gpu",
+          "old-pool",
+          "dev-" + i,
+          Optional.empty(),
+          false,
+          cdiIds,
+          Map.of(),
+          Optional.empty());
+    }
+
     @Override
     public void close() throws Exception {
       server.close();
@@ -220,11 +214,7 @@ public final class ClaimPipelineBench {
       kubelet.close();
       client.close();
       api.close();
-      try (Stream<Path> s = Files.walk(root)) {
-        for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
-          Files.deleteIfExists(p);
-        }
-      }
+      AtomicFiles.deleteTree(root);
     }
   }
 

@@ -78,9 +78,9 @@ public final class StartupBench {
     List<String> jvm =
         new ArrayList<>(
             List.of(
-                // The container flags of examples/fake-driver/deploy/daemonset.yaml; MaxRAM stands
-                // in
-                // for its 160Mi memory limit (the JVM sizes heap and more from the cgroup limit).
+                // The container flags of examples/fake-driver/deploy/daemonset.yaml; MaxRAM
+                // stands in for its 160Mi memory limit (the JVM sizes heap and more from the
+                // cgroup limit).
                 "-XX:MaxRAM=160m",
                 "-XX:+UseSerialGC",
                 "-XX:MaxRAMPercentage=50",
@@ -97,6 +97,7 @@ public final class StartupBench {
     System.out.println(
         "configuration                 start ms  first prepare us  warm median us  first/warm  RSS start MB  RSS end MB");
     double[] shipped = null;
+    boolean aot = archive.toString().endsWith(".aot");
     // The harness is a JVM too: its first gRPC calls, and the first call on each new connection,
     // would be slow on its side and be counted against the driver's start and first prepare (a
     // kubelet is a long-running Go process). One discarded run warms it: it also prepares and
@@ -110,7 +111,7 @@ public final class StartupBench {
         }
         List<String> flags = new ArrayList<>(jvm);
         if (cds) {
-          if (archive.toString().endsWith(".aot")) {
+          if (aot) {
             flags.add("-XX:AOTCache=" + archive);
           } else {
             flags.add("-XX:SharedArchiveFile=" + archive);
@@ -122,9 +123,7 @@ public final class StartupBench {
           results.add(runOnce(java, jar, flags, warmUp, calls, i == runs - 1 ? pairs : 0, 0));
         }
         String name =
-            (cds
-                    ? (archive.toString().endsWith(".aot") ? "AOT cache" : "CDS archive")
-                    : "no archive")
+            (cds ? (aot ? "AOT cache" : "CDS archive") : "no archive")
                 + (warmUp ? ", warm-up" : ", no warm-up");
         double start = median(results.stream().mapToDouble(Run::startMs).toArray());
         double first = median(results.stream().mapToDouble(Run::firstCallUs).toArray());
@@ -311,7 +310,7 @@ public final class StartupBench {
       if (KEEP) {
         System.out.println("kept " + dir);
       } else {
-        deleteQuietly(dir);
+        AtomicFiles.deleteTreeQuietly(dir);
       }
     }
   }
@@ -407,12 +406,7 @@ public final class StartupBench {
   }
 
   private static String arg(String[] args, String name, String defaultValue) {
-    for (int i = 0; i < args.length - 1; i++) {
-      if (args[i].equals(name)) {
-        return args[i + 1];
-      }
-    }
-    return defaultValue;
+    return args(args, name).stream().findFirst().orElse(defaultValue);
   }
 
   private static List<String> args(String[] args, String name) {
@@ -423,13 +417,5 @@ public final class StartupBench {
       }
     }
     return values;
-  }
-
-  private static void deleteQuietly(Path dir) {
-    try {
-      AtomicFiles.deleteTree(dir);
-    } catch (IOException e) {
-      // A temporary directory left behind is harmless.
-    }
   }
 }
