@@ -1,0 +1,12 @@
+//go:build tools
+
+// Package cluster pins the upstream commands that e2e/cluster.sh builds; it is never compiled.
+package cluster
+
+import (
+	_ "go.etcd.io/etcd/server/v3"
+	_ "k8s.io/kubernetes/cmd/kube-apiserver"
+	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
+	_ "k8s.io/kubernetes/cmd/kube-scheduler"
+	_ "k8s.io/kubernetes/cmd/kubectl"
+)
