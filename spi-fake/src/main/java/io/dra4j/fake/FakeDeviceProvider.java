@@ -18,7 +18,10 @@ import io.dra4j.api.provider.Inventory;
 import io.dra4j.api.provider.ProviderContext;
 import io.dra4j.api.provider.TypedConfig;
 import io.dra4j.api.status.DeviceStatus;
+import java.io.IOException;
 import java.lang.System.Logger.Level;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -66,6 +69,10 @@ import java.util.concurrent.TimeUnit;
  *       device turns unhealthy, then healthy, alternating each period</td></tr>
  *   <tr><td>{@value #CONFIG_FLAP_DEVICE}</td><td>{@code gpu-0}</td><td>the device that
  *       flaps</td></tr>
+ *   <tr><td>{@value #CONFIG_HEALTH_FILE}</td><td>none (off)</td><td>an absolute path, read every
+ *       {@value #HEALTH_FILE_POLL_MILLIS} ms: each line {@code <device> <reason> [message]} marks
+ *       that device unhealthy (a simulated XID); a device no longer listed is healthy again. A
+ *       missing file lists nothing. Lets a test outside the process drive health.</td></tr>
  * </table>
  *
  * <h2>Devices</h2>
@@ -113,6 +120,9 @@ public final class FakeDeviceProvider implements DeviceProvider, TypedConfig, He
   public static final String CONFIG_DEVICE_NODES = "device-nodes";
   public static final String CONFIG_FLAP_PERIOD = "flap-period";
   public static final String CONFIG_FLAP_DEVICE = "flap-device";
+  public static final String CONFIG_HEALTH_FILE = "health-file";
+
+  static final long HEALTH_FILE_POLL_MILLIS = 200;
 
   public static final String ATTR_TYPE = "type";
   public static final String ATTR_UUID = "uuid";
@@ -153,7 +163,16 @@ public final class FakeDeviceProvider implements DeviceProvider, TypedConfig, He
   /** {@code pool/device} to the claim UID holding it exclusively. */
   private final Map<String, String> exclusive = new HashMap<>();
 
-  private ScheduledExecutorService flapper;
+  /** Runs the flapping schedule and the health-file poll; started with health monitoring. */
+  private ScheduledExecutorService healthTasks;
+
+  private final Object healthFileLock = new Object();
+
+  /** Devices the health file marked unhealthy at its last read, with their reason and message. */
+  private Map<String, String> fromHealthFile = Map.of();
+
+  /** The last problem reported for the health file, so a bad file is logged once, not per poll. */
+  private String healthFileProblem = "";
 
   /** For {@link java.util.ServiceLoader}; settings come with {@link #discover}. */
   public FakeDeviceProvider() {}
@@ -354,31 +373,100 @@ public final class FakeDeviceProvider implements DeviceProvider, TypedConfig, He
 
   /**
    * Reports the full current health, then every change; starts the {@value #CONFIG_FLAP_PERIOD}
-   * schedule when configured.
+   * schedule and the {@value #CONFIG_HEALTH_FILE} poll when configured.
    */
   @Override
   public void startHealthMonitoring(HealthSink sink) {
-    health.start(sink);
     Discovered now = discovered;
-    if (now == null || now.settings().flapPeriod().isEmpty()) {
+    if (now != null) {
+      // The file's marks are in the first, full report.
+      now.settings().healthFile().ifPresent(this::readHealthFile);
+    }
+    health.start(sink);
+    if (now == null
+        || (now.settings().flapPeriod().isEmpty() && now.settings().healthFile().isEmpty())) {
       return;
     }
     FakeSettings s = now.settings();
     synchronized (stateLock) {
-      if (flapper != null) {
+      if (healthTasks != null) {
         return;
       }
-      flapper =
+      healthTasks =
           Executors.newSingleThreadScheduledExecutor(
               r -> {
-                Thread t = new Thread(r, "dra4j-fake-health-flap");
+                Thread t = new Thread(r, "dra4j-fake-health");
                 t.setDaemon(true);
                 return t;
               });
-      Duration p = s.flapPeriod().get();
-      String device = s.flapDevice();
-      flapper.scheduleAtFixedRate(
-          () -> flap(device, p), p.toNanos(), p.toNanos(), TimeUnit.NANOSECONDS);
+      if (s.flapPeriod().isPresent()) {
+        Duration p = s.flapPeriod().get();
+        String device = s.flapDevice();
+        healthTasks.scheduleAtFixedRate(
+            () -> flap(device, p), p.toNanos(), p.toNanos(), TimeUnit.NANOSECONDS);
+      }
+      if (s.healthFile().isPresent()) {
+        Path file = s.healthFile().get();
+        healthTasks.scheduleWithFixedDelay(
+            () -> readHealthFile(file),
+            HEALTH_FILE_POLL_MILLIS,
+            HEALTH_FILE_POLL_MILLIS,
+            TimeUnit.MILLISECONDS);
+      }
+    }
+  }
+
+  /** Applies the health file: listed devices unhealthy, devices no longer listed healthy. */
+  private void readHealthFile(Path file) {
+    List<String> problems = new ArrayList<>();
+    Map<String, String[]> listed = new TreeMap<>();
+    try {
+      if (Files.exists(file)) {
+        for (String line : Files.readAllLines(file)) {
+          String l = line.strip();
+          if (l.isEmpty() || l.startsWith("#")) {
+            continue;
+          }
+          String[] parts = l.split("\\s+", 3);
+          if (parts.length < 2) {
+            problems.add(
+                "line \"" + l + "\" needs a device and a reason: <device> <reason> [message]");
+            continue;
+          }
+          listed.put(parts[0], new String[] {parts[1], parts.length > 2 ? parts[2] : ""});
+        }
+      }
+    } catch (IOException e) {
+      problems.add("cannot be read: " + e.getMessage());
+    }
+    synchronized (healthFileLock) {
+      Map<String, String> now = new HashMap<>();
+      for (Map.Entry<String, String[]> e : listed.entrySet()) {
+        String[] v = e.getValue();
+        String mark = v[0] + "\n" + v[1];
+        try {
+          if (!mark.equals(fromHealthFile.get(e.getKey()))) {
+            health.markUnhealthy(e.getKey(), v[0], v[1]);
+          }
+          now.put(e.getKey(), mark);
+        } catch (IllegalArgumentException | IllegalStateException x) {
+          problems.add(x.getMessage());
+        }
+      }
+      for (String gone : fromHealthFile.keySet()) {
+        if (!now.containsKey(gone)) {
+          health.markHealthy(gone);
+        }
+      }
+      fromHealthFile = Map.copyOf(now);
+      // Said once per distinct problem, not on every poll.
+      String problem = String.join("; ", problems);
+      if (!problem.equals(healthFileProblem)) {
+        healthFileProblem = problem;
+        if (!problem.isEmpty()) {
+          LOG.log(Level.WARNING, "health file " + file + ": " + problem);
+        }
+      }
     }
   }
 
@@ -396,13 +484,13 @@ public final class FakeDeviceProvider implements DeviceProvider, TypedConfig, He
     }
   }
 
-  /** Stops the flapping schedule. */
+  /** Stops the flapping schedule and the health-file poll. */
   @Override
   public void close() {
     ScheduledExecutorService f;
     synchronized (stateLock) {
-      f = flapper;
-      flapper = null;
+      f = healthTasks;
+      healthTasks = null;
     }
     if (f != null) {
       f.shutdownNow();

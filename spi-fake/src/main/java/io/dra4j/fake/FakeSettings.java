@@ -3,6 +3,7 @@ package io.dra4j.fake;
 import io.dra4j.api.device.Quantity;
 import io.dra4j.api.provider.ProviderContext;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -26,7 +27,8 @@ record FakeSettings(
     List<String> pciBusIds,
     Optional<String> deviceNode,
     Optional<Duration> flapPeriod,
-    String flapDevice) {
+    String flapDevice,
+    Optional<Path> healthFile) {
 
   static final int MAX_DEVICES = 1024;
   static final int MAX_PARTITIONS = 64;
@@ -99,8 +101,17 @@ record FakeSettings(
     Optional<Duration> flap =
         c.config(FakeDeviceProvider.CONFIG_FLAP_PERIOD).map(FakeSettings::period);
     String flapDevice = c.config(FakeDeviceProvider.CONFIG_FLAP_DEVICE).orElse("gpu-0").strip();
+    Optional<Path> healthFile =
+        c.config(FakeDeviceProvider.CONFIG_HEALTH_FILE)
+            .map(String::strip)
+            .filter(f -> !f.isEmpty())
+            .map(Path::of);
+    if (healthFile.isPresent() && !healthFile.get().isAbsolute()) {
+      throw invalid(
+          FakeDeviceProvider.CONFIG_HEALTH_FILE, healthFile.get(), "must be an absolute path");
+    }
     return new FakeSettings(
-        devices, type, memory, partitions, consumable, pci, node, flap, flapDevice);
+        devices, type, memory, partitions, consumable, pci, node, flap, flapDevice, healthFile);
   }
 
   private static boolean fitsLong(Quantity q) {

@@ -8,12 +8,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.dra4j.api.health.DeviceHealth;
 import io.dra4j.api.health.HealthSink;
 import io.dra4j.api.health.HealthStatus;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class FakeHealthTest {
 
@@ -123,10 +127,45 @@ class FakeHealthTest {
     assertThat(downAgain).isEqualTo(down);
     // close() waits for the schedule's thread to end.
     assertThat(Thread.getAllStackTraces().keySet())
-        .noneMatch(t -> t.getName().equals("dra4j-fake-health-flap") && t.isAlive());
+        .noneMatch(t -> t.getName().equals("dra4j-fake-health") && t.isAlive());
     sink.reports.clear();
     p.health().markUnhealthy("gpu-0", "Manual", "");
     assertThat(sink.next()).containsExactly(DeviceHealth.unhealthy(NODE, "gpu-0", "Manual", ""));
     assertThat(sink.reports).isEmpty();
+  }
+
+  @Test
+  void healthFileMarksListedDevicesAndHealsTheOnesNoLongerListed(@TempDir Path dir)
+      throws Exception {
+    Path file = dir.resolve("health");
+    Files.writeString(file, "gpu-1 XID79 fell off the bus\n");
+    FakeDeviceProvider p = discovered(Map.of("devices", "3", "health-file", file.toString()));
+    QueueSink sink = new QueueSink();
+    p.startHealthMonitoring(sink);
+    // The file's marks are part of the first, full report.
+    assertThat(sink.next())
+        .contains(DeviceHealth.unhealthy(NODE, "gpu-1", "XID79", "fell off the bus"));
+
+    // Comments and blank lines are ignored; an unknown device does not stop the others.
+    Files.writeString(
+        file, "# simulated faults\n\ngpu-9 XID1\ngpu-2 XID48\ngpu-1 XID79 fell off the bus\n");
+    assertThat(sink.next()).containsExactly(DeviceHealth.unhealthy(NODE, "gpu-2", "XID48", ""));
+
+    Files.delete(file);
+    List<DeviceHealth> healed = new ArrayList<>(sink.next());
+    healed.addAll(sink.next());
+    assertThat(healed)
+        .containsExactlyInAnyOrder(
+            DeviceHealth.healthy(NODE, "gpu-1"), DeviceHealth.healthy(NODE, "gpu-2"));
+    p.close();
+    assertThat(p.health().current())
+        .extracting(DeviceHealth::status)
+        .containsOnly(HealthStatus.HEALTHY);
+  }
+
+  @Test
+  void healthFileMustBeAbsolute() {
+    assertThatThrownBy(() -> discovered(Map.of("health-file", "relative/health")))
+        .hasMessage("setting health-file=\"relative/health\" must be an absolute path");
   }
 }
