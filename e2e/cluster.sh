@@ -1,0 +1,475 @@
+#!/usr/bin/env bash
+# A real Kubernetes v1.37 control plane on loopback, for dra4j's end-to-end tests.
+#
+#   e2e/cluster.sh build                 build etcd, kube-apiserver, kube-scheduler,
+#                                        kube-controller-manager, kubectl (cached by version)
+#   e2e/cluster.sh up [--dir D] [--feature-gates G] [--runtime-config R]
+#                                        start them; prints `export ...` lines for eval
+#   e2e/cluster.sh node NAME [--capacity NAME=QTY]... [--kubelet-version V]
+#                                        an API-only Node the scheduler accepts
+#   e2e/cluster.sh token NAMESPACE SERVICEACCOUNT --node NODE
+#                                        a kubeconfig with a pod-bound ServiceAccount token
+#   e2e/cluster.sh kubectl ARGS...       the built kubectl, as cluster admin
+#   e2e/cluster.sh stop|start COMPONENT  stop or restart one component (e.g. kube-apiserver)
+#   e2e/cluster.sh down [--dir D]        stop every process by its PID and remove the folder
+#
+# Progress goes to stderr; stdout carries only what a caller evaluates or reads (export lines,
+# a path). The cluster folder is found from --dir, else $DRA4J_CLUSTER_DIR, else the default.
+set -euo pipefail
+
+readonly K8S_VERSION=v1.37.2
+readonly SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+readonly CACHE="${DRA4J_CACHE:-$HOME/.cache/dra4j}"
+readonly BIN="$CACHE/kubernetes-$K8S_VERSION/bin"
+readonly DEFAULT_DIR="${TMPDIR:-/tmp}/dra4j-cluster"
+readonly COMPONENTS=(etcd kube-apiserver kube-scheduler kube-controller-manager)
+
+# Gates switched on beyond 1.37's defaults because dra4j's features use them: compatibility
+# groups and list-typed attributes (alpha), claims reserved for PodGroups (beta, off by default,
+# needs the Workload API). Every beta gate our features use is on by default in 1.37.
+readonly DEFAULT_GATES="DRADeviceCompatibilityGroups=true,DRAListTypeAttributes=true,DRAWorkloadResourceClaims=true,GenericWorkload=true"
+readonly DEFAULT_RUNTIME_CONFIG="scheduling.k8s.io/v1beta1=true"
+# The controllers a DRA test needs. node-lifecycle-controller is left out on purpose: API-only
+# nodes never renew a Lease, so it would taint them not-ready and evict their pods.
+readonly CONTROLLERS="resourceclaim-controller,device-taint-eviction-controller,garbage-collector-controller,namespace-controller,serviceaccount-controller,serviceaccount-token-controller"
+
+say() { printf '%s\n' "$*" >&2; }
+die() { printf 'cluster.sh: %s\n' "$*" >&2; exit 1; }
+
+# ---------------------------------------------------------------------------------------------
+# build
+
+build() {
+  command -v go >/dev/null || die "Go is not installed (Go 1.26 or newer builds Kubernetes $K8S_VERSION)"
+  local targets=() names=()
+  local -A pkg=(
+    [etcd]=go.etcd.io/etcd/server/v3
+    [kube-apiserver]=k8s.io/kubernetes/cmd/kube-apiserver
+    [kube-scheduler]=k8s.io/kubernetes/cmd/kube-scheduler
+    [kube-controller-manager]=k8s.io/kubernetes/cmd/kube-controller-manager
+    [kubectl]=k8s.io/kubernetes/cmd/kubectl
+  )
+  local name
+  for name in etcd kube-apiserver kube-scheduler kube-controller-manager kubectl; do
+    if [ ! -x "$BIN/$name" ]; then targets+=("${pkg[$name]}"); names+=("$name"); fi
+  done
+  build_kubelet_harness
+  if [ ${#targets[@]} -eq 0 ]; then
+    say "Kubernetes $K8S_VERSION binaries are up to date in $BIN"
+    return
+  fi
+  local start=$SECONDS tmp="$BIN.partial"
+  mkdir -p "$tmp"
+  say "building ${names[*]} ($K8S_VERSION) into $BIN; a cold build takes tens of minutes on 2 cores"
+  local ld="-s -w"
+  local v
+  for v in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+    ld+=" -X $v.gitVersion=$K8S_VERSION -X $v.gitMajor=1 -X $v.gitMinor=37 -X $v.gitTreeState=clean"
+    ld+=" -X $v.gitCommit=module-$K8S_VERSION -X $v.buildDate=1970-01-01T00:00:00Z"
+  done
+  # Upstream's flags (hack/lib/golang.sh): static, trimmed, selinux and notest tags.
+  (cd "$SCRIPT_DIR/cluster" && CGO_ENABLED=0 GOFLAGS=-mod=mod \
+    go build -p "$(nproc)" -trimpath -tags selinux,notest,grpcnotrace -ldflags "$ld" \
+      -o "$tmp/" "${targets[@]}") || die "the build failed (output above)"
+  # The etcd server module's main package is named after its folder.
+  [ -x "$tmp/v3" ] && mv "$tmp/v3" "$tmp/etcd"
+  [ -x "$tmp/server" ] && mv "$tmp/server" "$tmp/etcd"
+  for name in "${names[@]}"; do
+    [ -x "$tmp/$name" ] || die "the build produced no $name"
+    mv "$tmp/$name" "$BIN/$name"
+  done
+  rmdir "$tmp" 2>/dev/null || true
+  say "built ${names[*]} in $((SECONDS - start)) s"
+}
+
+# The e2e kubelet harness (e2e/kubelet) is our own code: its binary is keyed by a hash of its
+# sources, so a change rebuilds it and an unchanged tree does not.
+build_kubelet_harness() {
+  local src="$SCRIPT_DIR/kubelet"
+  [ -d "$src" ] || return 0
+  local hash
+  hash=$(cd "$SCRIPT_DIR" && cat cluster/go.mod cluster/go.sum $(find kubelet -type f | sort) | sha256sum | cut -c1-12)
+  local out="$BIN/e2e-kubelet-$hash"
+  if [ ! -x "$out" ]; then
+    say "building the e2e kubelet harness (real pluginmanager and DRA manager)"
+    mkdir -p "$BIN"
+    (cd "$SCRIPT_DIR/cluster" && CGO_ENABLED=0 GOFLAGS=-mod=mod \
+      go build -p "$(nproc)" -trimpath -o "$out.partial" ../kubelet) || die "the kubelet harness build failed"
+    mv "$out.partial" "$out"
+  fi
+  ln -sfn "$(basename "$out")" "$BIN/e2e-kubelet"
+}
+
+require_bin() {
+  local name
+  for name in "$@"; do
+    [ -x "$BIN/$name" ] || die "$BIN/$name is missing: run 'e2e/cluster.sh build' first"
+  done
+}
+
+# ---------------------------------------------------------------------------------------------
+# cluster folder, ports, processes
+
+DIR=""
+resolve_dir() { DIR="${DIR:-${DRA4J_CLUSTER_DIR:-$DEFAULT_DIR}}"; DIR="$(realpath -m "$DIR")"; }
+require_up() {
+  resolve_dir
+  [ -f "$DIR/cluster.env" ] || die "no cluster in $DIR: run 'e2e/cluster.sh up' (or pass --dir)"
+  # shellcheck disable=SC1091
+  . "$DIR/cluster.env"
+}
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+pid_alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
+
+# start_process NAME BINARY ARGS...: runs $BIN/BINARY in its own session as NAME, logging to
+# logs/NAME.log; its PID goes to pids/NAME.pid and its arguments to pids/NAME.args, so
+# 'start NAME' can restart a stopped component with the same flags.
+start_process() {
+  local name=$1 binary=$2; shift 2
+  local pidfile="$DIR/pids/$name.pid"
+  if pid_alive "$pidfile"; then die "$name is already running (pid $(cat "$pidfile"))"; fi
+  setsid "$BIN/$binary" "$@" >>"$DIR/logs/$name.log" 2>&1 < /dev/null &
+  echo $! >"$pidfile"
+  printf '%q ' "$@" >"$DIR/pids/$name.args"
+}
+
+stop_process() {
+  local name=$1 pidfile="$DIR/pids/$1.pid"
+  [ -f "$pidfile" ] || return 0
+  local pid; pid=$(cat "$pidfile")
+  if kill -0 "$pid" 2>/dev/null; then
+    kill -TERM "$pid" 2>/dev/null || true
+    local i
+    for i in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null || true
+    for i in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  fi
+  rm -f "$pidfile"
+}
+
+# wait_healthy NAME URL [CURL ARGS...]: polls until the URL answers 200, or fails with the log tail.
+wait_healthy() {
+  local name=$1 url=$2; shift 2
+  local i
+  for i in $(seq 1 600); do
+    if curl -fsS --max-time 2 "$@" "$url" >/dev/null 2>&1; then return 0; fi
+    pid_alive "$DIR/pids/$name.pid" || { tail -n 30 "$DIR/logs/$name.log" >&2; die "$name exited"; }
+    sleep 0.1
+  done
+  tail -n 30 "$DIR/logs/$name.log" >&2
+  die "$name did not become healthy at $url within 60 s"
+}
+
+# ---------------------------------------------------------------------------------------------
+# PKI
+
+pki() {
+  local p="$DIR/pki"
+  mkdir -p "$p"
+  openssl_q() { openssl "$@" >/dev/null 2>&1 || { openssl "$@"; die "openssl $1 failed"; }; }
+  openssl_q req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=dra4j-e2e-ca" \
+    -keyout "$p/ca.key" -out "$p/ca.crt"
+  # name CN ORG EXT: a certificate signed by the CA.
+  cert() {
+    local name=$1 cn=$2 org=$3 ext=$4
+    local subj="/CN=$cn"; [ -n "$org" ] && subj="/O=$org$subj"
+    openssl_q req -newkey rsa:2048 -nodes -subj "$subj" -keyout "$p/$name.key" -out "$p/$name.csr"
+    printf '%s\n' "$ext" >"$p/$name.ext"
+    openssl_q x509 -req -in "$p/$name.csr" -CA "$p/ca.crt" -CAkey "$p/ca.key" -CAcreateserial \
+      -days 3650 -extfile "$p/$name.ext" -out "$p/$name.crt"
+    rm -f "$p/$name.csr" "$p/$name.ext"
+  }
+  cert apiserver kube-apiserver "" \
+    "subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,IP:10.0.0.1
+extendedKeyUsage=serverAuth
+keyUsage=digitalSignature,keyEncipherment"
+  cert admin dra4j-e2e-admin system:masters "extendedKeyUsage=clientAuth
+keyUsage=digitalSignature,keyEncipherment"
+  openssl_q genrsa -out "$p/sa.key" 2048
+  openssl_q rsa -in "$p/sa.key" -pubout -out "$p/sa.pub"
+  chmod 600 "$p"/*.key
+}
+
+# kubeconfig FILE USER-STANZA: a kubeconfig for the cluster with the given user entry.
+write_kubeconfig() {
+  local file=$1 user=$2
+  umask 077
+  cat >"$file" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: dra4j-e2e
+  cluster:
+    server: https://127.0.0.1:$APISERVER_PORT
+    certificate-authority-data: $(base64 -w0 "$DIR/pki/ca.crt")
+users:
+- name: user
+  user:
+$user
+contexts:
+- name: dra4j-e2e
+  context: {cluster: dra4j-e2e, user: user}
+current-context: dra4j-e2e
+EOF
+}
+
+# ---------------------------------------------------------------------------------------------
+# up / down
+
+up() {
+  local gates="$DEFAULT_GATES" runtime_config="$DEFAULT_RUNTIME_CONFIG"
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --dir) DIR=$2; shift 2 ;;
+      --dir=*) DIR=${1#--dir=}; shift ;;
+      --feature-gates) gates="$gates,$2"; shift 2 ;;
+      --feature-gates=*) gates="$gates,${1#--feature-gates=}"; shift ;;
+      --runtime-config) runtime_config="$runtime_config,$2"; shift 2 ;;
+      --runtime-config=*) runtime_config="$runtime_config,${1#--runtime-config=}"; shift ;;
+      *) die "up: unknown argument '$1'" ;;
+    esac
+  done
+  require_bin "${COMPONENTS[@]}" kubectl
+  resolve_dir
+  if [ -f "$DIR/cluster.env" ]; then
+    die "a cluster already uses $DIR: 'e2e/cluster.sh down --dir $DIR' first"
+  fi
+  local start=$SECONDS
+  mkdir -p "$DIR/pids" "$DIR/logs" "$DIR/etcd" "$DIR/kubeconfigs"
+  # A failed start leaves nothing running behind: stop what was started, keep the logs.
+  trap 'say "start failed; logs are in $DIR/logs"; stop_all; rm -f "$DIR/cluster.env"' EXIT
+  ETCD_PORT=$(free_port); ETCD_PEER_PORT=$(free_port); APISERVER_PORT=$(free_port)
+  SCHEDULER_PORT=$(free_port); KCM_PORT=$(free_port)
+  cat >"$DIR/cluster.env" <<EOF
+ETCD_PORT=$ETCD_PORT
+ETCD_PEER_PORT=$ETCD_PEER_PORT
+APISERVER_PORT=$APISERVER_PORT
+SCHEDULER_PORT=$SCHEDULER_PORT
+KCM_PORT=$KCM_PORT
+FEATURE_GATES=$gates
+EOF
+  say "cluster folder $DIR (API server on https://127.0.0.1:$APISERVER_PORT)"
+  pki
+  local admin="$DIR/admin.kubeconfig"
+  write_kubeconfig "$admin" "    client-certificate-data: $(base64 -w0 "$DIR/pki/admin.crt")
+    client-key-data: $(base64 -w0 "$DIR/pki/admin.key")"
+
+  say "starting etcd"
+  start_process etcd etcd --name=dra4j-e2e --data-dir="$DIR/etcd" \
+    --listen-client-urls="http://127.0.0.1:$ETCD_PORT" --advertise-client-urls="http://127.0.0.1:$ETCD_PORT" \
+    --listen-peer-urls="http://127.0.0.1:$ETCD_PEER_PORT" \
+    --initial-advertise-peer-urls="http://127.0.0.1:$ETCD_PEER_PORT" \
+    --initial-cluster="dra4j-e2e=http://127.0.0.1:$ETCD_PEER_PORT" \
+    --unsafe-no-fsync=true --log-level=warn
+  wait_healthy etcd "http://127.0.0.1:$ETCD_PORT/health"
+
+  say "starting kube-apiserver"
+  start_process kube-apiserver kube-apiserver --etcd-servers="http://127.0.0.1:$ETCD_PORT" \
+    --bind-address=127.0.0.1 --advertise-address=127.0.0.1 --secure-port="$APISERVER_PORT" \
+    --cert-dir="$DIR/pki" --tls-cert-file="$DIR/pki/apiserver.crt" --tls-private-key-file="$DIR/pki/apiserver.key" \
+    --client-ca-file="$DIR/pki/ca.crt" --service-cluster-ip-range=10.0.0.0/24 --allow-privileged=true \
+    --authorization-mode=Node,RBAC --enable-admission-plugins=NodeRestriction \
+    --service-account-issuer="https://127.0.0.1:$APISERVER_PORT" \
+    --service-account-key-file="$DIR/pki/sa.pub" --service-account-signing-key-file="$DIR/pki/sa.key" \
+    --api-audiences="https://127.0.0.1:$APISERVER_PORT" \
+    --endpoint-reconciler-type=none \
+    --feature-gates="$gates" --runtime-config="$runtime_config" \
+    --profiling=false --v=1
+  wait_healthy kube-apiserver "https://127.0.0.1:$APISERVER_PORT/readyz" --cacert "$DIR/pki/ca.crt" \
+    --cert "$DIR/pki/admin.crt" --key "$DIR/pki/admin.key"
+
+  say "starting kube-scheduler and kube-controller-manager"
+  start_process kube-scheduler kube-scheduler --kubeconfig="$admin" --authentication-kubeconfig="$admin" \
+    --authorization-kubeconfig="$admin" --leader-elect=false \
+    --bind-address=127.0.0.1 --secure-port="$SCHEDULER_PORT" --feature-gates="$gates" --v=2
+  start_process kube-controller-manager kube-controller-manager --kubeconfig="$admin" --authentication-kubeconfig="$admin" \
+    --authorization-kubeconfig="$admin" --leader-elect=false \
+    --bind-address=127.0.0.1 --secure-port="$KCM_PORT" --controllers="$CONTROLLERS" \
+    --service-account-private-key-file="$DIR/pki/sa.key" --root-ca-file="$DIR/pki/ca.crt" \
+    --use-service-account-credentials=false --feature-gates="$gates" --v=1
+  wait_healthy kube-scheduler "https://127.0.0.1:$SCHEDULER_PORT/healthz" -k
+  wait_healthy kube-controller-manager "https://127.0.0.1:$KCM_PORT/healthz" -k
+  trap - EXIT
+  say "control plane $K8S_VERSION up in $((SECONDS - start)) s; stop it with: e2e/cluster.sh down --dir $DIR"
+  echo "export DRA4J_CLUSTER_DIR=$DIR"
+  echo "export KUBECONFIG=$admin"
+}
+
+down() {
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --dir) DIR=$2; shift 2 ;;
+      --dir=*) DIR=${1#--dir=}; shift ;;
+      *) die "down: unknown argument '$1'" ;;
+    esac
+  done
+  resolve_dir
+  [ -d "$DIR" ] || { say "nothing to stop: $DIR does not exist"; return 0; }
+  [ -d "$DIR/pids" ] || [ -f "$DIR/cluster.env" ] || die "$DIR is not a cluster folder; not removing it"
+  stop_all
+  rm -rf "$DIR"
+  say "stopped and removed $DIR"
+}
+
+# Every process of the cluster folder by its PID: the kubelet harnesses and any other process
+# started there first, then the control plane in reverse start order.
+stop_all() {
+  local f name i
+  for f in "$DIR"/pids/*.pid; do
+    [ -e "$f" ] || continue
+    name=$(basename "$f" .pid)
+    case " ${COMPONENTS[*]} " in *" $name "*) continue ;; esac
+    stop_process "$name"
+  done
+  for ((i = ${#COMPONENTS[@]} - 1; i >= 0; i--)); do stop_process "${COMPONENTS[$i]}"; done
+}
+
+# stop/start one component, for outage tests (the API server going away and coming back).
+component() {
+  local verb=$1 name=${2:-}
+  require_up
+  [ -n "$name" ] || die "$verb: name a component (${COMPONENTS[*]})"
+  case " ${COMPONENTS[*]} " in *" $name "*) ;; *) die "$verb: unknown component '$name'" ;; esac
+  if [ "$verb" = stop ]; then stop_process "$name"; say "stopped $name"; return; fi
+  [ -f "$DIR/pids/$name.args" ] || die "start: $name was never started in $DIR"
+  local args; eval "args=($(cat "$DIR/pids/$name.args"))"
+  start_process "$name" "$name" "${args[@]}"
+  case "$name" in
+    etcd) wait_healthy etcd "http://127.0.0.1:$ETCD_PORT/health" ;;
+    kube-apiserver) wait_healthy kube-apiserver "https://127.0.0.1:$APISERVER_PORT/readyz" \
+      --cacert "$DIR/pki/ca.crt" --cert "$DIR/pki/admin.crt" --key "$DIR/pki/admin.key" ;;
+    kube-scheduler) wait_healthy "$name" "https://127.0.0.1:$SCHEDULER_PORT/healthz" -k ;;
+    kube-controller-manager) wait_healthy "$name" "https://127.0.0.1:$KCM_PORT/healthz" -k ;;
+  esac
+  say "started $name"
+}
+
+# ---------------------------------------------------------------------------------------------
+# node / token / kubectl
+
+kc() { "$BIN/kubectl" --kubeconfig "$DIR/admin.kubeconfig" "$@"; }
+
+node() {
+  local name="" capacity=() version=$K8S_VERSION
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --capacity) capacity+=("$2"); shift 2 ;;
+      --capacity=*) capacity+=("${1#--capacity=}"); shift ;;
+      --kubelet-version) version=$2; shift 2 ;;
+      --kubelet-version=*) version=${1#--kubelet-version=}; shift ;;
+      --dir) DIR=$2; shift 2 ;;
+      -*) die "node: unknown flag '$1'" ;;
+      *) [ -z "$name" ] || die "node: one NAME only"; name=$1; shift ;;
+    esac
+  done
+  [ -n "$name" ] || die "node: NAME is required"
+  require_up
+  local extra="" c
+  for c in "${capacity[@]}"; do extra+=",\"${c%%=*}\":\"${c#*=}\""; done
+  local resources="{\"cpu\":\"100\",\"memory\":\"1000Gi\",\"pods\":\"110\"$extra}"
+  printf '{"apiVersion":"v1","kind":"Node","metadata":{"name":"%s","labels":{"kubernetes.io/hostname":"%s"}}}' \
+    "$name" "$name" | kc apply -f - >/dev/null
+  # The status a kubelet would report: room for pods, Ready, its version. A device plugin's
+  # extended resource appears here too (--capacity example.com/gpu=4).
+  local now; now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+  kc patch node "$name" --subresource=status --type=merge -p "{\"status\":{\"capacity\":$resources,\"allocatable\":$resources,\"phase\":\"Running\",\"nodeInfo\":{\"kubeletVersion\":\"$version\",\"kubeProxyVersion\":\"\",\"machineID\":\"\",\"systemUUID\":\"\",\"bootID\":\"\",\"kernelVersion\":\"\",\"osImage\":\"\",\"containerRuntimeVersion\":\"\",\"operatingSystem\":\"linux\",\"architecture\":\"amd64\"},\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\",\"reason\":\"KubeletReady\",\"message\":\"API-only node of the dra4j e2e cluster\",\"lastHeartbeatTime\":\"$now\",\"lastTransitionTime\":\"$now\"}]}}" >/dev/null
+  # TaintNodesByCondition adds node.kubernetes.io/not-ready at creation; no node controller
+  # runs to lift it, so clear the taints here.
+  kc patch node "$name" --type=merge -p '{"spec":{"taints":null}}' >/dev/null
+  say "node $name is Ready"
+}
+
+token() {
+  local ns="" sa="" nodename="" positional=()
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --node) nodename=$2; shift 2 ;;
+      --node=*) nodename=${1#--node=}; shift ;;
+      --dir) DIR=$2; shift 2 ;;
+      -*) die "token: unknown flag '$1'" ;;
+      *) positional+=("$1"); shift ;;
+    esac
+  done
+  [ ${#positional[@]} -eq 2 ] || die "token: usage: token NAMESPACE SERVICEACCOUNT --node NODE"
+  ns=${positional[0]}; sa=${positional[1]}
+  [ -n "$nodename" ] || die "token: --node NODE is required"
+  require_up
+  kc get node "$nodename" >/dev/null 2>&1 || die "token: node $nodename does not exist ('e2e/cluster.sh node $nodename')"
+  kc get namespace "$ns" >/dev/null 2>&1 || kc create namespace "$ns" >/dev/null
+  kc -n "$ns" get serviceaccount "$sa" >/dev/null 2>&1 || kc -n "$ns" create serviceaccount "$sa" >/dev/null
+  # A placeholder pod bound to the node stands in for the DaemonSet's pod: the token is bound
+  # to it, so the API server puts the node name into the token as it does for a real driver pod.
+  local pod="$sa-$nodename"
+  pod=${pod:0:63}; pod=${pod%-}
+  if ! kc -n "$ns" get pod "$pod" >/dev/null 2>&1; then
+    kc -n "$ns" apply -f - >/dev/null <<EOF
+apiVersion: v1
+kind: Pod
+metadata:
+  name: $pod
+  labels: {app.kubernetes.io/name: $sa, dra4j.io/placeholder: "true"}
+spec:
+  serviceAccountName: $sa
+  nodeName: $nodename
+  automountServiceAccountToken: false
+  tolerations: [{operator: Exists}]
+  containers:
+  - name: placeholder
+    image: registry.invalid/dra4j/placeholder:never-pulled
+EOF
+  fi
+  local tok
+  tok=$(kc -n "$ns" create token "$sa" --bound-object-kind=Pod --bound-object-name="$pod" --duration=24h)
+  local file="$DIR/kubeconfigs/$ns.$sa.$nodename.kubeconfig"
+  write_kubeconfig "$file" "    token: $tok"
+  say "kubeconfig for system:serviceaccount:$ns:$sa, bound to pod $ns/$pod on node $nodename"
+  echo "$file"
+}
+
+kubelet() {
+  local nodename="" registry="" state="" extra=()
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --registry-dir) registry=$2; shift 2 ;;
+      --state-dir) state=$2; shift 2 ;;
+      --dir) DIR=$2; shift 2 ;;
+      --) shift; extra+=("$@"); break ;;
+      -*) die "kubelet: unknown flag '$1'" ;;
+      *) [ -z "$nodename" ] || die "kubelet: one NODE only"; nodename=$1; shift ;;
+    esac
+  done
+  [ -n "$nodename" ] && [ -n "$registry" ] && [ -n "$state" ] ||
+    die "kubelet: usage: kubelet NODE --registry-dir D --state-dir S"
+  require_up
+  require_bin e2e-kubelet
+  mkdir -p "$registry" "$state"
+  local name="e2e-kubelet-$nodename"
+  start_process "$name" e2e-kubelet --kubeconfig="$DIR/admin.kubeconfig" --node-name="$nodename" \
+    --registry-dir="$(realpath "$registry")" --state-dir="$(realpath "$state")" --feature-gates="$FEATURE_GATES" "${extra[@]}"
+  say "e2e kubelet for $nodename started (log: $DIR/logs/$name.log)"
+  echo "$DIR/logs/$name.log"
+}
+
+main() {
+  local cmd=${1:-help}
+  [ $# -gt 0 ] && shift
+  case "$cmd" in
+    build) build "$@" ;;
+    up) up "$@" ;;
+    down) down "$@" ;;
+    node) node "$@" ;;
+    token) token "$@" ;;
+    kubelet) kubelet "$@" ;;
+    stop|start) component "$cmd" "$@" ;;
+    kubectl) require_up; kc "$@" ;;
+    bin) echo "$BIN" ;;
+    help|-h|--help) sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//' >&2 ;;
+    *) die "unknown command '$cmd' (see e2e/cluster.sh help)" ;;
+  esac
+}
+
+main "$@"

@@ -1,0 +1,235 @@
+package io.dra4j.e2e;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.dra4j.runtime.kube.HttpKubeClient;
+import io.dra4j.runtime.kube.KubeClients;
+import io.dra4j.runtime.kube.KubeException;
+import io.dra4j.runtime.kube.ListOptions;
+import io.dra4j.runtime.kube.Preconditions;
+import io.dra4j.runtime.kube.ResourceSlice;
+import io.dra4j.runtime.kube.ResourceType;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The real control plane of {@code e2e/cluster.sh}: etcd, kube-apiserver, kube-scheduler and
+ * kube-controller-manager v1.37.2 on loopback. One cluster serves the whole test run: it is started
+ * on first use and stopped (every process by its PID) when the test JVM exits. Set {@code
+ * DRA4J_CLUSTER_DIR} to a cluster already started with {@code e2e/cluster.sh up} to reuse it; that
+ * one is left running.
+ */
+final class Cluster {
+  static final ResourceType<JsonNode> PODS =
+      new ResourceType<>("", "v1", "pods", "Pod", true, JsonNode.class);
+  static final ResourceType<JsonNode> NODES =
+      new ResourceType<>("", "v1", "nodes", "Node", false, JsonNode.class);
+  static final ResourceType<JsonNode> CLAIMS =
+      new ResourceType<>(
+          "resource.k8s.io", "v1", "resourceclaims", "ResourceClaim", true, JsonNode.class);
+  static final ResourceType<JsonNode> SLICES =
+      new ResourceType<>(
+          "resource.k8s.io", "v1", "resourceslices", "ResourceSlice", false, JsonNode.class);
+
+  private static Cluster shared;
+
+  private final Path script;
+  private final Path dir;
+  private final boolean owned;
+  private final HttpKubeClient admin;
+
+  private Cluster(Path script, Path dir, boolean owned) {
+    this.script = script;
+    this.dir = dir;
+    this.owned = owned;
+    this.admin = KubeClients.fromKubeconfig(adminKubeconfig());
+  }
+
+  /** The run's cluster, started (and built, if its binaries are missing) on first use. */
+  static synchronized Cluster shared() {
+    if (shared == null) {
+      Path script = Path.of(System.getProperty("dra4j.cluster.script", "cluster.sh"));
+      String external = System.getenv("DRA4J_CLUSTER_DIR");
+      if (external != null && Files.exists(Path.of(external, "cluster.env"))) {
+        shared = new Cluster(script, Path.of(external), false);
+      } else {
+        Path dir = Path.of(System.getProperty("dra4j.cluster.dir", "target/cluster"));
+        shared = start(script, dir);
+        Runtime.getRuntime().addShutdownHook(new Thread(shared::down, "e2e-cluster-down"));
+      }
+    }
+    return shared;
+  }
+
+  /**
+   * A cluster of its own in {@code dir}, for a test that needs other flags (a gate switched off).
+   * The caller stops it with {@link #down()}.
+   */
+  static Cluster start(Path script, Path dir, String... upArgs) {
+    // A folder left by a test JVM that was killed: stop its processes first.
+    run(script, List.of("down", "--dir", dir.toString()));
+    run(script, List.of("build"));
+    List<String> up = new ArrayList<>(List.of("up", "--dir", dir.toString()));
+    up.addAll(List.of(upArgs));
+    run(script, up);
+    return new Cluster(script, dir, true);
+  }
+
+  Path script() {
+    return script;
+  }
+
+  Path dir() {
+    return dir;
+  }
+
+  Path adminKubeconfig() {
+    return dir.resolve("admin.kubeconfig");
+  }
+
+  /** Our own client with the cluster-admin certificate. */
+  HttpKubeClient admin() {
+    return admin;
+  }
+
+  /** The built kubectl as cluster admin; returns stdout and fails with stderr. */
+  String kubectl(String... args) {
+    List<String> cmd = new ArrayList<>(List.of("kubectl"));
+    cmd.addAll(List.of(args));
+    return script(cmd);
+  }
+
+  /** {@code kubectl apply} of a YAML or JSON document. */
+  String apply(String yaml) {
+    return run(List.of("kubectl", "apply", "-f", "-"), yaml);
+  }
+
+  /** {@code kubectl create} of a YAML or JSON document (fails if it exists). */
+  String create(String yaml) {
+    return run(List.of("kubectl", "create", "-f", "-"), yaml);
+  }
+
+  /**
+   * Deletes a pod at once: with no kubelet to confirm a graceful deletion, a bound pod would stay
+   * terminating.
+   */
+  void deletePod(String namespace, String name) {
+    kubectl(
+        "delete",
+        "pod",
+        name,
+        "-n",
+        namespace,
+        "--grace-period=0",
+        "--force",
+        "--ignore-not-found");
+  }
+
+  /** An API-only Node, Ready and untainted; {@code capacity} like {@code example.com/gpu=4}. */
+  void node(String name, String... capacity) {
+    List<String> cmd = new ArrayList<>(List.of("node", name));
+    for (String c : capacity) {
+      cmd.add("--capacity");
+      cmd.add(c);
+    }
+    script(cmd);
+  }
+
+  /** A kubeconfig whose credential is a ServiceAccount token bound to a pod on {@code node}. */
+  Path token(String namespace, String serviceAccount, String node) {
+    String out = script(List.of("token", namespace, serviceAccount, "--node", node));
+    String[] lines = out.strip().split("\n");
+    return Path.of(lines[lines.length - 1].strip());
+  }
+
+  /**
+   * Removes what a test left on a node: its pods (the placeholder pods of its tokens too), its
+   * ResourceSlices (a stopped driver leaves them, as the kubelet would clean up), and the Node.
+   */
+  void removeNode(String name) {
+    kubectl(
+        "delete",
+        "pods",
+        "--all-namespaces",
+        "--field-selector",
+        "spec.nodeName=" + name,
+        "--grace-period=0",
+        "--force",
+        "--ignore-not-found");
+    try {
+      for (ResourceSlice s :
+          admin.list(ResourceSlice.TYPE, "", ListOptions.fields("spec.nodeName=" + name)).items()) {
+        admin.delete(ResourceSlice.TYPE, "", s.metadata().name(), Preconditions.NONE);
+      }
+      admin.delete(NODES, "", name, Preconditions.NONE);
+    } catch (KubeException e) {
+      if (!e.isNotFound()) {
+        throw new IllegalStateException("cleaning up node " + name + ": " + e.getMessage(), e);
+      }
+    }
+  }
+
+  /** Stops every process of this cluster by its PID and removes its folder (if we started it). */
+  void down() {
+    admin.close();
+    if (owned) {
+      run(script, List.of("down", "--dir", dir.toString()));
+    }
+  }
+
+  private String script(List<String> args) {
+    return run(args, null);
+  }
+
+  /** A subcommand of this cluster: the script finds its folder through DRA4J_CLUSTER_DIR. */
+  private String run(List<String> args, String stdin) {
+    return run(script, args, stdin, dir);
+  }
+
+  private static String run(Path script, List<String> args) {
+    return run(script, args, null, null);
+  }
+
+  private static String run(Path script, List<String> args, String stdin, Path dir) {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(script.toString());
+    cmd.addAll(args);
+    ProcessBuilder pb = new ProcessBuilder(cmd);
+    if (dir != null) {
+      pb.environment().put("DRA4J_CLUSTER_DIR", dir.toString());
+    }
+    // The build and up progress goes to the test's own output, and into the failure message.
+    try {
+      Path err = Files.createTempFile("cluster-sh", ".err");
+      pb.redirectError(err.toFile());
+      Process p = pb.start();
+      if (stdin != null) {
+        p.getOutputStream().write(stdin.getBytes(StandardCharsets.UTF_8));
+      }
+      p.getOutputStream().close();
+      byte[] out = p.getInputStream().readAllBytes();
+      if (!p.waitFor(45, TimeUnit.MINUTES)) {
+        p.destroyForcibly();
+        throw new IllegalStateException(String.join(" ", cmd) + " did not finish in 45 minutes");
+      }
+      String stderr = Files.readString(err);
+      Files.deleteIfExists(err);
+      System.err.print(stderr);
+      if (p.exitValue() != 0) {
+        throw new IllegalStateException(
+            String.join(" ", cmd) + " failed (exit " + p.exitValue() + "): " + stderr.strip());
+      }
+      return new String(out, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted: " + String.join(" ", cmd), e);
+    }
+  }
+}
