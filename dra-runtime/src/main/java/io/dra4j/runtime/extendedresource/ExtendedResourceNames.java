@@ -10,8 +10,11 @@ import java.util.Locale;
 /**
  * The name rules of KEP-5004 (Kubernetes' {@code IsExtendedResourceName} and the implicit name of a
  * DeviceClass). Each check returns the broken rules as phrases, empty when the name is fine.
+ *
+ * <p>Public so that the migration doctor ({@code io.dra4j.runtime.doctor}) applies the guard's
+ * rules instead of a copy of them.
  */
-final class ExtendedResourceNames {
+public final class ExtendedResourceNames {
   private ExtendedResourceNames() {}
 
   /** Quota prefix: {@code requests.<name>} must itself be a qualified name. */
@@ -24,7 +27,7 @@ final class ExtendedResourceNames {
    * characters and the name part at most 63 characters of {@code [-A-Za-z0-9_.]}, alphanumeric at
    * both ends).
    */
-  static List<String> explicit(String name) {
+  public static List<String> explicit(String name) {
     List<String> problems = new ArrayList<>();
     if (name.isEmpty()) {
       problems.add("must not be empty");
@@ -55,7 +58,7 @@ final class ExtendedResourceNames {
    * requested: the class name must also be a valid name part (at most 63 characters of {@code
    * [-A-Za-z0-9_.]}, alphanumeric at both ends).
    */
-  static List<String> implicit(String className) {
+  public static List<String> implicit(String className) {
     if (className.contains("/")) {
       return List.of(
           "the class name has characters not allowed in the name part of a qualified name");
@@ -66,7 +69,7 @@ final class ExtendedResourceNames {
   }
 
   /** The implicit name of a class. */
-  static String implicitName(String className) {
+  public static String implicitName(String className) {
     return DeviceClass.IMPLICIT_EXTENDED_RESOURCE_PREFIX + className;
   }
 

@@ -39,12 +39,23 @@ import java.util.TreeSet;
  * Kubernetes accepted, or a selector of an unknown kind) count as accepting: the guard then errs
  * towards holding devices back rather than letting the node over-admit. A selector that fails for a
  * device at run time counts as rejecting it, as it can never allocate the device.
+ *
+ * <p>{@link #mapping} and {@link #selected} are public so that the migration doctor ({@code
+ * io.dra4j.runtime.doctor}) decides like the guard does.
  */
-final class GuardEvaluator {
+public final class GuardEvaluator {
   private GuardEvaluator() {}
 
-  /** Which class the scheduler uses for each requestable name. */
-  record Mapping(
+  /**
+   * Which class the scheduler uses for each requestable name.
+   *
+   * @param effective each requestable name (explicit, or implicit where the class name allows it)
+   *     to the class the scheduler uses
+   * @param duplicates explicit names carried by several classes, to those classes in the
+   *     scheduler's order (the winner first)
+   * @param unusableImplicit classes whose implicit name cannot be requested
+   */
+  public record Mapping(
       Map<String, DeviceClass> effective,
       Map<String, List<DeviceClass>> duplicates,
       List<DeviceClass> unusableImplicit) {}
@@ -59,7 +70,7 @@ final class GuardEvaluator {
   /** A class's selectors, compiled. */
   private record Compiled(List<CompiledSelector> selectors, List<String> problems) {}
 
-  static Mapping mapping(List<DeviceClass> classes) {
+  public static Mapping mapping(List<DeviceClass> classes) {
     Map<String, DeviceClass> effective = new TreeMap<>();
     Map<String, List<DeviceClass>> byExplicit = new TreeMap<>();
     List<DeviceClass> unusable = new ArrayList<>();
@@ -227,7 +238,7 @@ final class GuardEvaluator {
   }
 
   /** This driver's devices in {@code pools} that every selector accepts. */
-  static List<DeviceRef> selected(
+  public static List<DeviceRef> selected(
       String driver, DeviceClass c, List<Pool> pools, CelSelectors selectors) {
     return selected(driver, compile(c, selectors), pools, false);
   }
