@@ -1,16 +1,18 @@
-package io.dra4j.testkit.allocator;
+package io.dra4j.runtime.kube;
 
 import io.dra4j.api.device.NodeSelector;
-import io.dra4j.runtime.kube.Node;
 import java.util.Map;
 import java.util.Optional;
 
-/** Whether a slice or device is usable on a node: node name, all nodes, or a node selector. */
-final class NodeMatch {
-  private NodeMatch() {}
+/**
+ * Whether a ResourceSlice, a device or an allocation is usable on a node: node name, all nodes, or
+ * a core/v1 node selector. One rule for the test kit's allocator and the migration doctor.
+ */
+public final class NodeSelectors {
+  private NodeSelectors() {}
 
   /** The scheduler's rule: a node name wins over allNodes, which wins over a selector. */
-  static boolean matches(
+  public static boolean matches(
       Node node, Optional<String> nodeName, boolean allNodes, Optional<NodeSelector> selector) {
     if (nodeName.isPresent() && !nodeName.get().isEmpty()) {
       return nodeName.get().equals(node.metadata().name());
@@ -22,7 +24,7 @@ final class NodeMatch {
   }
 
   /** The terms are ORed; the requirements of a term are ANDed; an empty term matches nothing. */
-  static boolean matches(Node node, NodeSelector selector) {
+  public static boolean matches(Node node, NodeSelector selector) {
     for (NodeSelector.Term term : selector.nodeSelectorTerms()) {
       if (term.matchExpressions().isEmpty() && term.matchFields().isEmpty()) {
         continue;

@@ -2,6 +2,7 @@ package io.dra4j.testkit.allocator;
 
 import io.dra4j.api.device.Device;
 import io.dra4j.runtime.cel.CelDevice;
+import io.dra4j.runtime.kube.NodeSelectors;
 import io.dra4j.runtime.kube.ResourceSlice;
 
 /** One device of a usable pool, in the order the search tries devices. */
@@ -36,6 +37,6 @@ final class Candidate {
     if (!slice.spec().perDeviceNodeSelection()) {
       return true;
     }
-    return NodeMatch.matches(node, device.nodeName(), device.allNodes(), device.nodeSelector());
+    return NodeSelectors.matches(node, device.nodeName(), device.allNodes(), device.nodeSelector());
   }
 }

@@ -7,6 +7,7 @@ import io.dra4j.runtime.kube.KubeClient;
 import io.dra4j.runtime.kube.KubeException;
 import io.dra4j.runtime.kube.ListOptions;
 import io.dra4j.runtime.kube.Node;
+import io.dra4j.runtime.kube.NodeSelectors;
 import io.dra4j.runtime.kube.ObjectMeta;
 import io.dra4j.runtime.kube.OwnerReference;
 import io.dra4j.runtime.kube.Pod;
@@ -530,7 +531,7 @@ public final class ClusterAllocator {
     Optional<AllocationResult> allocation = claim.status().allocation();
     if (allocation.isPresent()
         && allocation.get().nodeSelector().isPresent()
-        && !NodeMatch.matches(node, allocation.get().nodeSelector().get())) {
+        && !NodeSelectors.matches(node, allocation.get().nodeSelector().get())) {
       return Optional.of(
           "the claim is allocated already, on devices not usable on node \""
               + node.metadata().name()

@@ -5,6 +5,7 @@ import io.dra4j.api.device.CounterSet;
 import io.dra4j.api.device.Device;
 import io.dra4j.api.device.DeviceCounterConsumption;
 import io.dra4j.runtime.kube.Node;
+import io.dra4j.runtime.kube.NodeSelectors;
 import io.dra4j.runtime.kube.ResourceSlice;
 import io.dra4j.runtime.kube.ResourceSliceSpec;
 import java.math.BigDecimal;
@@ -83,12 +84,12 @@ final class Pool {
       } else if (spec.nodeName().filter(n -> !n.isEmpty()).isPresent()
           || spec.allNodes()
           || spec.nodeSelector().isPresent()) {
-        use = NodeMatch.matches(node, spec.nodeName(), spec.allNodes(), spec.nodeSelector());
+        use = NodeSelectors.matches(node, spec.nodeName(), spec.allNodes(), spec.nodeSelector());
       } else if (spec.perDeviceNodeSelection()) {
         use =
             spec.devices().stream()
                 .anyMatch(
-                    d -> NodeMatch.matches(node, d.nodeName(), d.allNodes(), d.nodeSelector()));
+                    d -> NodeSelectors.matches(node, d.nodeName(), d.allNodes(), d.nodeSelector()));
       } else {
         // No node selection this allocator knows: a future extension; skip the slice.
         use = false;
