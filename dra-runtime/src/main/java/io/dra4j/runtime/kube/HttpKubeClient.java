@@ -146,6 +146,14 @@ public final class HttpKubeClient implements KubeClient {
   }
 
   /**
+   * A GET of a path outside the resource tree, such as {@code /version}: the body as sent, with the
+   * same authentication, rate limit and retries as every other call.
+   */
+  public byte[] getRaw(String path) throws KubeException {
+    return call(Verb.GET, path, Map.of(), null, null);
+  }
+
+  /**
    * Deletes every object of the collection that matches the selectors (DeleteCollection), as the
    * kubelet does with a node's ResourceSlices.
    */
