@@ -1,6 +1,7 @@
 package io.dra4j.examples.fake;
 
 import io.dra4j.runtime.DriverMain;
+import io.dra4j.runtime.doctor.Doctor;
 import io.dra4j.runtime.extendedresource.ExtendedResourceGuard;
 import java.io.PrintStream;
 import java.util.Arrays;
@@ -9,8 +10,8 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * {@code java -jar fake-dra-driver.jar run|demo|deviceclass ...}: the fake DRA driver, the
- * no-cluster demo, and a DeviceClass generator.
+ * {@code java -jar fake-dra-driver.jar run|demo|deviceclass|doctor ...}: the fake DRA driver, the
+ * no-cluster demo, a DeviceClass generator, and the migration doctor.
  */
 public final class FakeDriverMain {
   /** The driver name when neither --driver-name nor DRIVER_NAME says otherwise. */
@@ -26,7 +27,9 @@ public final class FakeDriverMain {
           "  demo         the whole Kubernetes 1.37 story on this machine, no cluster needed",
           "               (--keep leaves everything running and prints the kubeconfig path)",
           "  deviceclass  print a DeviceClass for this driver's devices:",
-          "               deviceclass --extended-resource-name NAME [--driver-name D] [--class-name C]");
+          "               deviceclass --extended-resource-name NAME [--driver-name D] [--class-name C]",
+          "  doctor       check a cluster's migration from device plugins to DRA, read-only",
+          "               (flags: doctor --help)");
 
   private FakeDriverMain() {}
 
@@ -48,6 +51,8 @@ public final class FakeDriverMain {
         return FakeDemo.run(rest, out, err);
       case "deviceclass":
         return deviceClass(rest, env, out, err);
+      case Doctor.COMMAND:
+        return Doctor.run(rest, env, out, err);
       case "-h":
       case "--help":
       case "help":

@@ -15,6 +15,7 @@ import io.dra4j.nvidia.NvidiaDiscoverCommand;
 import io.dra4j.runtime.DriverMain;
 import io.dra4j.runtime.cdi.CdiKind;
 import io.dra4j.runtime.cdi.ClaimSpec;
+import io.dra4j.runtime.doctor.Doctor;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.nio.file.Path;
@@ -34,6 +35,7 @@ import java.util.TreeMap;
  *   <li>{@code discover [--KEY VALUE ...]}: talks to NVML once and prints what this node would
  *       publish (JSON), then the CDI spec a claim for the first GPU would get. Provider settings as
  *       flags, e.g. {@code --driver-root /run/nvidia/driver}.
+ *   <li>{@code doctor}: the migration doctor ({@code doctor --help}).
  * </ul>
  */
 public final class NvidiaDriverMain {
@@ -45,7 +47,7 @@ public final class NvidiaDriverMain {
 
   static int run(List<String> args, Map<String, String> env, PrintStream out, PrintStream err) {
     if (args.isEmpty()) {
-      err.println("usage: java -jar nvidia-dra-driver.jar run|discover [flags]");
+      err.println("usage: java -jar nvidia-dra-driver.jar run|discover|doctor [flags]");
       return 2;
     }
     List<String> rest = args.subList(1, args.size());
@@ -58,8 +60,10 @@ public final class NvidiaDriverMain {
             err);
       case "discover":
         return discover(rest, env, out, err);
+      case Doctor.COMMAND:
+        return Doctor.run(rest, env, out, err);
       default:
-        err.println("unknown command \"" + args.get(0) + "\": use run or discover");
+        err.println("unknown command \"" + args.get(0) + "\": use run, discover or doctor");
         return 2;
     }
   }
