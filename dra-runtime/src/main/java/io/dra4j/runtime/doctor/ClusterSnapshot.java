@@ -71,8 +71,24 @@ record ClusterSnapshot(
     try {
       JsonNode v = JSON.readTree(client.getRaw("/version"));
       version = Optional.of(v.path("gitVersion").asText("")).filter(s -> !s.isEmpty());
-    } catch (KubeException | IOException e) {
+    } catch (KubeException e) {
       unreadable.add(new Unreadable("/version", e.getMessage()));
+      if (e.status() == 0) {
+        // No answer at all: every other read would wait out its retries for nothing.
+        return new ClusterSnapshot(
+            client.config().server().toString(),
+            version,
+            List.of(),
+            List.of(),
+            List.of(),
+            List.of(),
+            List.of(),
+            List.of(),
+            Optional.empty(),
+            unreadable);
+      }
+    } catch (IOException e) {
+      unreadable.add(new Unreadable("/version", "not a version document: " + e.getMessage()));
     }
     List<Node> nodes = list(client, Node.TYPE, unreadable);
     List<Pod> pods = list(client, Pod.TYPE, unreadable);

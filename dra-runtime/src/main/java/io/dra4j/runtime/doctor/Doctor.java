@@ -90,6 +90,7 @@ public final class Doctor {
         HttpKubeClient.builder(config)
             .userAgent("dra4j-doctor")
             .callTimeout(Duration.ofSeconds(20))
+            .retries(2, Duration.ofMillis(200), Duration.ofSeconds(1))
             .build()) {
       report = Diagnosis.diagnose(ClusterSnapshot.read(client), options.node(), new CelSelectors());
     }
