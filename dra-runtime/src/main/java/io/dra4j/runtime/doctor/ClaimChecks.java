@@ -1,6 +1,5 @@
 package io.dra4j.runtime.doctor;
 
-import io.dra4j.api.device.DeviceToleration;
 import io.dra4j.api.device.TaintEffect;
 import io.dra4j.runtime.doctor.Cluster.PublishedDevice;
 import io.dra4j.runtime.doctor.Cluster.SourcedTaint;
@@ -103,7 +102,7 @@ final class ClaimChecks {
           if (t.taint().effect() != TaintEffect.NO_EXECUTE) {
             continue;
           }
-          boolean tolerated = r.tolerations().stream().anyMatch(tol -> tolerates(tol, t));
+          boolean tolerated = r.tolerations().stream().anyMatch(tol -> tol.tolerates(t.taint()));
           String device = PublishedDevice.key(r.driver(), r.pool(), r.device());
           tainted.add(
               new TaintedAllocation(
@@ -216,10 +215,6 @@ final class ClaimChecks {
         c.status().allocation().isPresent(),
         node,
         devices);
-  }
-
-  private static boolean tolerates(DeviceToleration t, SourcedTaint taint) {
-    return t.tolerates(taint.taint());
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 package io.dra4j.runtime.doctor;
 
+import io.dra4j.api.device.Device;
 import io.dra4j.api.device.Quantity;
 import io.dra4j.api.provider.Pool;
 import io.dra4j.runtime.cel.CelSelectors;
@@ -319,7 +320,7 @@ final class Diagnosis {
 
   /** The devices the class selects, evaluated per driver with the guard's rule. */
   private List<PublishedDevice> selected(DeviceClass c, List<PublishedDevice> devices) {
-    Map<String, Map<String, List<io.dra4j.api.device.Device>>> byDriver = new TreeMap<>();
+    Map<String, Map<String, List<Device>>> byDriver = new TreeMap<>();
     for (PublishedDevice d : devices) {
       byDriver
           .computeIfAbsent(d.driver(), k -> new TreeMap<>())

@@ -489,6 +489,37 @@ class DoctorTest {
   }
 
   @Test
+  void anExtendedResourceNameTheSchedulerIgnoresIsAWarning() throws Exception {
+    // The real API server refuses this name; a class stored before that check still exists.
+    put(
+        DeviceClass.TYPE,
+        "metadata: {name: native}\nspec: {extendedResourceName: kubernetes.io/gpu}\n");
+    Run r = doctor();
+    assertThat(r.exit()).isEqualTo(1);
+    assertThat(r.report().path("mapping").path("invalidNames"))
+        .singleElement()
+        .satisfies(n -> assertThat(n.path("reason").asText()).contains("kubernetes.io domain"));
+    assertThat(r.findings("mapping.invalid-name")).hasSize(1);
+  }
+
+  @Test
+  void aSelectorTheDoctorCannotEvaluateIsAWarning() throws Exception {
+    node(NODE, "");
+    gpuClass("gpu.example.com", "device.driver ==");
+    slice(NODE, 1, "");
+    Run r = doctor();
+    assertThat(r.exit()).isEqualTo(1);
+    assertThat(r.findings("mapping.selector-not-evaluated"))
+        .singleElement()
+        .satisfies(
+            f ->
+                assertThat(f.path("message").asText())
+                    .contains("spec.selectors[0] does not compile"));
+    // Counted as accepting, like the guard does: the conflict check errs towards a conflict.
+    assertThat(r.supply(NODE, GPU).path("servedBy").asText()).isEqualTo("dra");
+  }
+
+  @Test
   void aPodThatAskedBeforeItsClassExistedIsAWarning() throws Exception {
     node(NODE, "");
     pod("default", "early", "", "");
