@@ -1,8 +1,129 @@
 package io.dra4j.e2e;
 
+import java.util.Optional;
+
 /** The YAML of the objects the tests create, as a user would write them. */
 final class Resources {
+  /** The fake driver's full GPUs (not partitions). */
+  static final String GPU_SELECTOR =
+      "device.driver == 'gpu.example.com' && device.attributes['gpu.example.com'].type == 'gpu'";
+
   private Resources() {}
+
+  static String deviceClass(String name, String selector) {
+    return """
+        apiVersion: resource.k8s.io/v1
+        kind: DeviceClass
+        metadata:
+          name: %s
+        spec:
+          selectors:
+          - cel:
+              expression: "%s"
+        """
+        .formatted(name, selector);
+  }
+
+  /** The {@code spec} of a claim: one request of {@code count} devices, optionally constrained. */
+  private static String claimSpec(
+      String indent,
+      String deviceClass,
+      int count,
+      String selector,
+      Optional<String> matchAttribute) {
+    String spec =
+        """
+        devices:
+          requests:
+          - name: gpus
+            exactly:
+              deviceClassName: %s
+              count: %d
+              selectors:
+              - cel:
+                  expression: "%s"
+        """
+            .formatted(deviceClass, count, selector);
+    if (matchAttribute.isPresent()) {
+      spec +=
+          """
+            constraints:
+            - requests: [gpus]
+              matchAttribute: %s
+          """
+              .formatted(matchAttribute.get());
+    }
+    return spec.indent(indent.length());
+  }
+
+  static String claim(
+      String ns,
+      String name,
+      String deviceClass,
+      int count,
+      String selector,
+      Optional<String> matchAttribute) {
+    return """
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceClaim
+        metadata:
+          name: %s
+          namespace: %s
+        spec:
+        """
+            .formatted(name, ns)
+        + claimSpec("  ", deviceClass, count, selector, matchAttribute);
+  }
+
+  static String claimTemplate(
+      String ns,
+      String name,
+      String deviceClass,
+      int count,
+      String selector,
+      Optional<String> matchAttribute) {
+    return """
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceClaimTemplate
+        metadata:
+          name: %s
+          namespace: %s
+        spec:
+          spec:
+        """
+            .formatted(name, ns)
+        + claimSpec("    ", deviceClass, count, selector, matchAttribute);
+  }
+
+  /**
+   * A pod using one claim, named {@code gpus} in the pod: the existing claim {@code claimName}, or
+   * one made from {@code template}.
+   */
+  static String podWithClaim(String ns, String name, String claimName, Optional<String> template) {
+    String source =
+        template.isPresent()
+            ? "resourceClaimTemplateName: " + template.get()
+            : "resourceClaimName: " + claimName;
+    return """
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: %s
+          namespace: %s
+        spec:
+          terminationGracePeriodSeconds: 0
+          resourceClaims:
+          - name: gpus
+            %s
+          containers:
+          - name: main
+            image: registry.invalid/dra4j/never-pulled
+            resources:
+              claims:
+              - name: gpus
+        """
+        .formatted(name, ns, source);
+  }
 
   static String namespace(String name) {
     return "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: " + name + "\n";

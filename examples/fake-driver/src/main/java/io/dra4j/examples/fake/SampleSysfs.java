@@ -8,16 +8,17 @@ import java.util.List;
 /**
  * A tiny sysfs tree for the demo: two NUMA nodes on two sockets, two PCI root complexes, four PCI
  * functions. spi-numa reads it exactly like the host's /sys, so the demo shows the standardized
- * topology attributes on any machine.
+ * topology attributes on any machine. Public for the e2e tests, which run the shipped driver on it
+ * with {@code --sysfs-root}.
  */
-final class SampleSysfs {
+public final class SampleSysfs {
   /** The fake devices' PCI addresses: two behind pci0000:00 (node 0), two behind pci0000:80. */
-  static final List<String> BUS_IDS =
+  public static final List<String> BUS_IDS =
       List.of("0000:01:00.0", "0000:02:00.0", "0000:81:00.0", "0000:82:00.0");
 
   private SampleSysfs() {}
 
-  static Path write(Path root) throws IOException {
+  public static Path write(Path root) throws IOException {
     for (String bdf : BUS_IDS) {
       int bus = Integer.parseInt(bdf.substring(5, 7), 16);
       String complex = bus >= 0x80 ? "pci0000:80" : "pci0000:00";
