@@ -47,7 +47,7 @@ import java.util.concurrent.TimeUnit;
  *   <caption>Settings</caption>
  *   <tr><th>key</th><th>default</th><th>meaning</th></tr>
  *   <tr><td>{@value #CONFIG_DEVICES}</td><td>8</td><td>number of devices {@code gpu-0} ...
- *       (0 to 1024)</td></tr>
+ *       (0 to 16384)</td></tr>
  *   <tr><td>{@value #CONFIG_TYPE}</td><td>{@code gpu}</td><td>value of the {@code type}
  *       attribute; partitions get {@code <type>-partition}</td></tr>
  *   <tr><td>{@value #CONFIG_MEMORY}</td><td>{@code 80Gi}</td><td>{@code memory} capacity per
@@ -104,7 +104,8 @@ import java.util.concurrent.TimeUnit;
  * is also recorded. A device that is not shared and not under admin access is refused while another
  * claim holds it. {@link #unprepare} releases the claim's devices and is idempotent.
  *
- * <p>Thread-safe: {@link #threadSafe()} is true.
+ * <p>Thread-safe: {@link #threadSafe()} is true (unless {@value #THREAD_SAFE_PROPERTY} is {@code
+ * false}).
  */
 public final class FakeDeviceProvider implements DeviceProvider, TypedConfig, HealthReporting {
 
@@ -143,6 +144,11 @@ public final class FakeDeviceProvider implements DeviceProvider, TypedConfig, He
 
   /** Set to {@code true} for admin-access allocations. */
   public static final String ENV_ADMIN = "DRA_ADMIN_ACCESS";
+
+  /**
+   * Set to {@code false}, the provider declares itself not thread-safe (see {@link #threadSafe}).
+   */
+  public static final String THREAD_SAFE_PROPERTY = "dra4j.fake.threadSafe";
 
   /** Reason of the scheduled flapping's unhealthy reports. */
   public static final String FLAP_REASON = "FakeFlap";
@@ -346,9 +352,14 @@ public final class FakeDeviceProvider implements DeviceProvider, TypedConfig, He
     }
   }
 
+  /**
+   * True unless the system property {@value #THREAD_SAFE_PROPERTY} is {@code false}: then the
+   * runtime serializes this provider's calls, as the Go helper does by default, so benchmarks can
+   * compare both ways. A property and not a setting, because the runtime asks before discovery.
+   */
   @Override
   public boolean threadSafe() {
-    return true;
+    return !"false".equals(System.getProperty(THREAD_SAFE_PROPERTY));
   }
 
   @Override

@@ -30,7 +30,9 @@ record FakeSettings(
     String flapDevice,
     Optional<Path> healthFile) {
 
-  static final int MAX_DEVICES = 1024;
+  /** Enough for the node benchmark's publish of 10,000 devices. */
+  static final int MAX_DEVICES = 16384;
+
   static final int MAX_PARTITIONS = 64;
   static final String PARTITION_TYPE_SUFFIX = "-partition";
   static final Duration MIN_FLAP_PERIOD = Duration.ofMillis(10);

@@ -23,6 +23,17 @@ import org.junit.jupiter.api.Test;
 class FakeConcurrencyTest {
 
   @Test
+  void thePropertyMakesTheProviderAskForSerializedCalls() {
+    System.setProperty(FakeDeviceProvider.THREAD_SAFE_PROPERTY, "false");
+    try {
+      assertThat(new FakeDeviceProvider().threadSafe()).isFalse();
+    } finally {
+      System.clearProperty(FakeDeviceProvider.THREAD_SAFE_PROPERTY);
+    }
+    assertThat(new FakeDeviceProvider().threadSafe()).isTrue();
+  }
+
+  @Test
   void concurrentClaimsNeverShareAnExclusiveDevice() throws Exception {
     FakeDeviceProvider p = discovered(Map.of("devices", "8"));
     assertThat(p.threadSafe()).isTrue();

@@ -70,7 +70,8 @@ final class ApiHandler implements HttpHandler {
       return;
     }
     String auth = ex.getRequestHeaders().getFirst("Authorization");
-    if (auth == null || !auth.equals("Bearer " + server.token())) {
+    boolean anonymous = auth == null && server.allowsAnonymous();
+    if (!anonymous && (auth == null || !auth.equals("Bearer " + server.token()))) {
       server.count(method.toLowerCase(java.util.Locale.ROOT), "unauthorized");
       throw new ApiError(401, "Unauthorized", "Unauthorized");
     }
@@ -82,9 +83,18 @@ final class ApiHandler implements HttpHandler {
       sendJson(ex, 200, v);
       return;
     }
+    if (path.equals("/metrics") && method.equals("GET")) {
+      sendText(ex, 200, server.metricsText());
+      return;
+    }
     Route route = route(path);
     String verb = verb(method, route, query);
     server.count(verb, route.resource());
+    server.countRequest(
+        metricVerb(verb, contentType(ex)),
+        route.def(),
+        route.sub(),
+        !route.collection() ? "resource" : route.namespace().isEmpty() ? "cluster" : "namespace");
     long latency = server.faults().latency().toMillis();
     if (latency > 0) {
       try {
@@ -227,13 +237,24 @@ final class ApiHandler implements HttpHandler {
   private void watch(HttpExchange ex, Route route, Map<String, String> query)
       throws ApiError, IOException {
     boolean bookmarks = "true".equals(query.get("allowWatchBookmarks"));
+    boolean initialEvents = "true".equals(query.get("sendInitialEvents"));
+    if (initialEvents
+        && (!bookmarks || !"NotOlderThan".equals(query.get("resourceVersionMatch")))) {
+      // The real server's rule for a streaming list.
+      throw new ApiError(
+          422,
+          "Invalid",
+          "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan and"
+              + " allowWatchBookmarks to true");
+    }
     Watcher w =
         store.watch(
             route.def(),
             route.namespace(),
             filter(route.def(), query),
             query.getOrDefault("resourceVersion", ""),
-            bookmarks);
+            bookmarks,
+            initialEvents);
     long timeout = 0;
     if (query.containsKey("timeoutSeconds")) {
       try {
@@ -310,6 +331,20 @@ final class ApiHandler implements HttpHandler {
         break;
     }
     throw new ApiError(405, "MethodNotAllowed", method + " is not allowed on " + route.resource());
+  }
+
+  /** The verb as the real server's request metrics name it. */
+  private static String metricVerb(String verb, String contentType) {
+    switch (verb) {
+      case "create":
+        return "POST";
+      case "update":
+        return "PUT";
+      case "patch":
+        return contentType.startsWith("application/apply-patch") ? "APPLY" : "PATCH";
+      default:
+        return verb.toUpperCase(java.util.Locale.ROOT);
+    }
   }
 
   static Route route(String path) throws ApiError {

@@ -77,10 +77,12 @@ public final class FakeApiServer implements AutoCloseable {
 
   private final String host;
   private final String token;
+  private final boolean allowAnonymous;
   private final Duration bookmarkInterval;
   private final Store store;
   private final Faults faults = new Faults(this);
   private final Map<String, AtomicLong> counts = new ConcurrentHashMap<>();
+  private final Map<String, AtomicLong> requestTotals = new ConcurrentHashMap<>();
   private final AtomicLong watchesOpened = new AtomicLong();
   private final ObjectMapper json = KubeJson.mapper();
   private final ObjectMapper yaml = KubeJson.yaml();
@@ -94,6 +96,7 @@ public final class FakeApiServer implements AutoCloseable {
     this.host = b.host;
     this.port = b.port;
     this.token = b.token;
+    this.allowAnonymous = b.allowAnonymous;
     this.bookmarkInterval = b.bookmarkInterval;
     this.store = new Store(json, b.historyLimit);
   }
@@ -209,6 +212,11 @@ public final class FakeApiServer implements AutoCloseable {
     return token;
   }
 
+  /** Whether requests without credentials are served ({@link Builder#allowAnonymous}). */
+  boolean allowsAnonymous() {
+    return allowAnonymous;
+  }
+
   /** Fault injection. */
   public Faults faults() {
     return faults;
@@ -270,6 +278,48 @@ public final class FakeApiServer implements AutoCloseable {
 
   void count(String verb, String resource) {
     counts.computeIfAbsent(verb + " " + resource, k -> new AtomicLong()).incrementAndGet();
+  }
+
+  /**
+   * Counts a request under the labels of the real server's {@code apiserver_request_total} (verb as
+   * the real server reports it: {@code GET}, {@code LIST}, {@code WATCH}, {@code POST}, {@code
+   * PUT}, {@code PATCH}, {@code APPLY}, {@code DELETE}, {@code DELETECOLLECTION}), so a harness
+   * reads {@code /metrics} of either server the same way.
+   */
+  void countRequest(String verb, ResourceDef def, String subresource, String scope) {
+    String labels =
+        "group=\""
+            + def.group
+            + "\",resource=\""
+            + def.plural
+            + "\",scope=\""
+            + scope
+            + "\",subresource=\""
+            + subresource
+            + "\",verb=\""
+            + verb
+            + "\",version=\""
+            + def.version
+            + "\"";
+    requestTotals.computeIfAbsent(labels, k -> new AtomicLong()).incrementAndGet();
+  }
+
+  /** {@code /metrics}: the request counters in the Prometheus text format. */
+  String metricsText() {
+    StringBuilder b =
+        new StringBuilder(
+            "# HELP apiserver_request_total Counter of apiserver requests broken out for each verb,"
+                + " group, version, resource, scope and subresource.\n"
+                + "# TYPE apiserver_request_total counter\n");
+    new TreeMap<>(requestTotals)
+        .forEach(
+            (labels, n) ->
+                b.append("apiserver_request_total{")
+                    .append(labels)
+                    .append("} ")
+                    .append(n.get())
+                    .append('\n'));
+    return b.toString();
   }
 
   void watchOpened() {
@@ -410,6 +460,7 @@ public final class FakeApiServer implements AutoCloseable {
     private int port;
     private String token = randomToken();
     private int historyLimit = 1000;
+    private boolean allowAnonymous;
     private Duration bookmarkInterval = Duration.ofSeconds(1);
 
     private Builder() {}
@@ -423,6 +474,16 @@ public final class FakeApiServer implements AutoCloseable {
     /** The port; 0 (the default) picks a free one. */
     public Builder port(int value) {
       port = value;
+      return this;
+    }
+
+    /**
+     * Serves requests that carry no credentials at all (a wrong token is still refused). Default
+     * false. Go clients need it: client-go reads a kubeconfig's credentials only for an https
+     * server, so over this server's plain http it sends none.
+     */
+    public Builder allowAnonymous(boolean value) {
+      allowAnonymous = value;
       return this;
     }
 

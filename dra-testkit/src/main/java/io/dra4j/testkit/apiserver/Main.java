@@ -6,7 +6,9 @@ import java.time.Duration;
 /**
  * Runs the fake API server standalone: {@code java -jar dra-testkit-apiserver.jar --port 0
  * --kubeconfig-out kubeconfig.yaml}. It writes a kubeconfig pointing at itself (plain http, bearer
- * token), prints the URL and serves until killed.
+ * token), prints the URL and serves until killed. {@code --allow-anonymous} also serves requests
+ * without credentials, which is what Go clients send it (client-go uses a kubeconfig's credentials
+ * only for https).
  */
 public final class Main {
   private Main() {}
@@ -28,6 +30,9 @@ public final class Main {
           break;
         case "--kubeconfig-out":
           kubeconfig = Path.of(value(args, ++i, a));
+          break;
+        case "--allow-anonymous":
+          b.allowAnonymous(true);
           break;
         case "--history":
           b.historyLimit(Integer.parseInt(value(args, ++i, a)));
@@ -66,6 +71,7 @@ public final class Main {
   private static void usage() {
     System.err.println(
         "usage: java -jar dra-testkit-apiserver.jar [--port P (0 = free)] [--host ADDR]"
-            + " [--token T] [--kubeconfig-out FILE] [--history N] [--bookmark-interval-ms MS]");
+            + " [--token T] [--allow-anonymous] [--kubeconfig-out FILE] [--history N]"
+            + " [--bookmark-interval-ms MS]");
   }
 }

@@ -649,11 +649,29 @@ final class Store {
    * @param fromRv empty or "0": synthetic ADDED events for what exists now; otherwise every event
    *     after that version, or 410 Expired when the history no longer reaches back that far
    */
+  /**
+   * Opens a watch. With {@code initialEvents} (a streaming list, {@code sendInitialEvents=true},
+   * which client-go's informers use since 1.35) the stream starts with the current objects and a
+   * bookmark marking their end, whatever {@code fromRv} says: the real server then serves a state
+   * at least as new as {@code fromRv}, and this one always serves the newest.
+   */
   synchronized Watcher watch(
-      ResourceDef def, String ns, Predicate<JsonNode> filter, String fromRv, boolean bookmarks)
+      ResourceDef def,
+      String ns,
+      Predicate<JsonNode> filter,
+      String fromRv,
+      boolean bookmarks,
+      boolean initialEvents)
       throws ApiError {
     Watcher w = new Watcher(def, ns, filter, bookmarks, json);
-    if (fromRv.isEmpty() || fromRv.equals("0")) {
+    if (initialEvents) {
+      for (ObjectNode o : objects.get(def).values()) {
+        if (inNamespace(def, ns, o) && filter.test(o)) {
+          w.send("ADDED", o);
+        }
+      }
+      w.initialEventsEnd(rv);
+    } else if (fromRv.isEmpty() || fromRv.equals("0")) {
       for (ObjectNode o : objects.get(def).values()) {
         if (inNamespace(def, ns, o) && filter.test(o)) {
           w.send("ADDED", o);

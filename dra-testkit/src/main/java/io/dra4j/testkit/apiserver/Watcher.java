@@ -81,14 +81,28 @@ final class Watcher {
   }
 
   void bookmark(long rv) {
-    if (!bookmarks) {
-      return;
+    if (bookmarks) {
+      send("BOOKMARK", bookmarkObject(rv));
     }
+  }
+
+  /** The bookmark that ends a streaming list's initial events, as the real server marks it. */
+  void initialEventsEnd(long rv) {
+    ObjectNode object = bookmarkObject(rv);
+    ((ObjectNode) object.get("metadata"))
+        .putObject("annotations")
+        .put(INITIAL_EVENTS_END_ANNOTATION, "true");
+    send("BOOKMARK", object);
+  }
+
+  static final String INITIAL_EVENTS_END_ANNOTATION = "k8s.io/initial-events-end";
+
+  private ObjectNode bookmarkObject(long rv) {
     ObjectNode object = json.createObjectNode();
     object.put("kind", def.kind);
     object.put("apiVersion", def.apiVersion());
     object.putObject("metadata").put("resourceVersion", Long.toString(rv));
-    send("BOOKMARK", object);
+    return object;
   }
 
   void expire(String message) {

@@ -70,6 +70,30 @@ class FakeApiServerTest {
   }
 
   @Test
+  void anonymousRequestsAreServedOnlyWhenAllowed() throws Exception {
+    HttpClient http = HttpClient.newHttpClient();
+    for (boolean allowed : new boolean[] {false, true}) {
+      server = FakeApiServer.builder().allowAnonymous(allowed).build().startServer();
+      try {
+        URI nodes = server.url().resolve("/api/v1/nodes");
+        HttpResponse<String> none =
+            http.send(HttpRequest.newBuilder(nodes).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(none.statusCode())
+            .as("no credentials, allowed=" + allowed)
+            .isEqualTo(allowed ? 200 : 401);
+        HttpResponse<String> wrong =
+            http.send(
+                HttpRequest.newBuilder(nodes).header("Authorization", "Bearer wrong").build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(wrong.statusCode()).as("a wrong token is refused either way").isEqualTo(401);
+      } finally {
+        server.close();
+        server = null;
+      }
+    }
+  }
+
+  @Test
   void retriesReadsOn503WithRetryAfterAndOn429() throws Exception {
     server = FakeApiServer.start();
     try (HttpKubeClient c = fastRetryClient()) {
@@ -316,6 +340,101 @@ class FakeApiServerTest {
       c.update(ResourceClaim.TYPE, terminating.withMetadata(cleared));
       assertThat(server.object(ResourceClaim.TYPE, "ns", "c")).isEmpty();
     }
+  }
+
+  @Test
+  void metricsCountRequestsWithTheRealServersLabels() throws Exception {
+    server = FakeApiServer.start();
+    try (HttpKubeClient c = server.newClient()) {
+      ResourceClaim cl = c.create(ResourceClaim.TYPE, claim("ns", "c", Map.of()));
+      c.updateStatus(ResourceClaim.TYPE, cl.withStatus(allocation("gpu-0")));
+      c.get(ResourceClaim.TYPE, "ns", "c");
+      c.apply(
+          ResourceClaim.TYPE,
+          "ns",
+          "c",
+          "status",
+          deviceStatusPatch("ns", "c", "gpu-0"),
+          new ApplyOptions("driver-a", true));
+      c.list(ResourceSlice.TYPE, "", ListOptions.ALL);
+    }
+    HttpResponse<String> r =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(server.url().resolve("/metrics"))
+                    .header("Authorization", "Bearer " + server.token())
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).isEqualTo(200);
+    String claims = "group=\"resource.k8s.io\",resource=\"resourceclaims\",";
+    assertThat(r.body())
+        .contains("# TYPE apiserver_request_total counter")
+        .contains(
+            "apiserver_request_total{"
+                + claims
+                + "scope=\"namespace\",subresource=\"\",verb=\"POST\",version=\"v1\"} 1")
+        .contains(
+            "apiserver_request_total{"
+                + claims
+                + "scope=\"resource\",subresource=\"status\",verb=\"PUT\",version=\"v1\"} 1")
+        .contains(
+            "apiserver_request_total{"
+                + claims
+                + "scope=\"resource\",subresource=\"\",verb=\"GET\",version=\"v1\"} 1")
+        .contains(
+            "apiserver_request_total{"
+                + claims
+                + "scope=\"resource\",subresource=\"status\",verb=\"APPLY\",version=\"v1\"} 1")
+        .contains(
+            "apiserver_request_total{group=\"resource.k8s.io\",resource=\"resourceslices\","
+                + "scope=\"cluster\",subresource=\"\",verb=\"LIST\",version=\"v1\"} 1");
+  }
+
+  @Test
+  void aStreamingListSendsTheObjectsThenTheInitialEventsEndBookmark() throws Exception {
+    server = FakeApiServer.start();
+    try (HttpKubeClient c = server.newClient()) {
+      c.create(ResourceSlice.TYPE, slice("a", "node-1", DRIVER));
+      c.create(ResourceSlice.TYPE, slice("b", "node-1", DRIVER));
+    }
+    HttpClient http = HttpClient.newHttpClient();
+    String path = "/apis/resource.k8s.io/v1/resourceslices?watch=true&timeoutSeconds=1";
+    String streaming = "&sendInitialEvents=true&allowWatchBookmarks=true";
+    HttpResponse<java.util.stream.Stream<String>> r =
+        http.send(
+            HttpRequest.newBuilder(
+                    server.url().resolve(path + streaming + "&resourceVersionMatch=NotOlderThan"))
+                .header("Authorization", "Bearer " + server.token())
+                .build(),
+            HttpResponse.BodyHandlers.ofLines());
+    // The periodic bookmarks may follow; the first three events are the streaming list.
+    List<JsonNode> events =
+        r.body()
+            .limit(3)
+            .map(
+                line -> {
+                  try {
+                    return KubeJson.mapper().readTree(line);
+                  } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                  }
+                })
+            .toList();
+    assertThat(events)
+        .extracting(e -> e.path("type").asText())
+        .containsExactly("ADDED", "ADDED", "BOOKMARK");
+    JsonNode end = events.get(2).path("object").path("metadata");
+    assertThat(end.path("annotations").path("k8s.io/initial-events-end").asText())
+        .isEqualTo("true");
+    assertThat(end.path("resourceVersion").asLong()).isEqualTo(server.resourceVersion());
+
+    HttpResponse<String> invalid =
+        http.send(
+            HttpRequest.newBuilder(server.url().resolve(path + streaming))
+                .header("Authorization", "Bearer " + server.token())
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(invalid.statusCode()).as("without resourceVersionMatch=NotOlderThan").isEqualTo(422);
   }
 
   @Test
