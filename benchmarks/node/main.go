@@ -1,0 +1,157 @@
+// Command node-bench measures dra4j's fake driver and the Go helper's anchor driver side by side,
+// from the kubelet's side of the socket: each driver runs as a real process against the same API
+// server, and this harness calls it over its Unix sockets with grpc-go, the kubelet's gRPC stack.
+// Runs are interleaved (dra4j, Go, Go, dra4j, ...); the table shows per metric the median of each
+// driver over the runs and the median and range of the per-run ratio dra4j / Go.
+//
+// See benchmarks/README.md ("Node benchmark") for the command and what each row measures.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+func main() {
+	var (
+		kubeconfig   = flag.String("kubeconfig", "", "an API server to use (admin credentials; e.g. the e2e cluster's); empty: start the test kit's standalone API server")
+		apiserverJar = flag.String("apiserver-jar", "dra-testkit/target/dra-testkit-apiserver.jar", "the test kit's standalone API server")
+		apiserverJVM = flag.String("apiserver-jvm-flags", "", "JVM flags for the test kit's API server, space-separated")
+		java         = flag.String("java", "java", "the JVM for dra4j's driver and the test kit's API server")
+		driverJar    = flag.String("driver-jar", "examples/fake-driver/target/fake-dra-driver.jar", "dra4j's fake driver")
+		jvmFlags     = flag.String("jvm-flags", defaultJVMFlags, "the dra4j driver's JVM flags (the DaemonSet's), space-separated; {archive} is the jar's .jsa next to it")
+		goDriver     = flag.String("go-driver", "", "the Go anchor driver binary (benchmarks/go-anchor/build.sh prints it)")
+		runs         = flag.Int("runs", 3, "runs per driver, interleaved")
+		pairs        = flag.Int("pairs", 1000, "prepare+unprepare pairs per measured phase")
+		callers      = flag.Int("callers", 8, "concurrent callers of the concurrent phase")
+		longPairs    = flag.Int("long-pairs", 10000, "pairs before the footprint is read (0: skip)")
+		publish      = flag.String("publish", "1000,10000", "device counts of the publish scenario, comma-separated (empty: skip)")
+		rolling      = flag.Duration("rolling", 3*time.Second, "how long calls go on after the old instance stopped in the rolling update (0: skip)")
+		workDir      = flag.String("work-dir", os.TempDir(), "where each driver's registrar, plugin and CDI directories go (on disk by default: a prepare fsyncs)")
+		only         = flag.String("only", "dra4j,go", "drivers to run, comma-separated")
+		out          = flag.String("out", "", "also write every run's figures as JSON to this file")
+	)
+	flag.Parse()
+	log.SetFlags(log.Ltime | log.Lmicroseconds)
+	if *goDriver == "" && strings.Contains(*only, "go") {
+		log.Fatal("--go-driver is required (benchmarks/go-anchor/build.sh prints its path)")
+	}
+	var publishSizes []int
+	for _, s := range strings.Split(*publish, ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		n, err := strconv.Atoi(s)
+		if err != nil || n <= 0 {
+			log.Fatalf("--publish: %q is not a positive device count", s)
+		}
+		publishSizes = append(publishSizes, n)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	dir, err := os.MkdirTemp(*workDir, "nb-")
+	if err != nil {
+		log.Fatal(err)
+	}
+	if !keep {
+		defer os.RemoveAll(dir)
+	}
+
+	var api *apiServer
+	if *kubeconfig != "" {
+		api, err = connect(*kubeconfig, "API server of "+*kubeconfig+":")
+	} else {
+		api, err = startTestkit(*java, *apiserverJar, strings.Fields(*apiserverJVM), dir)
+	}
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer api.stop()
+	b := &bench{api: api, namespace: "dra4j-bench", workDir: dir, pairs: *pairs, callers: *callers,
+		longPairs: *longPairs, publish: publishSizes, rollingFor: *rolling}
+	if err := api.ensureNamespace(ctx, b.namespace); err != nil {
+		log.Fatal(err)
+	}
+
+	flags := strings.ReplaceAll(*jvmFlags, "{archive}", strings.TrimSuffix(*driverJar, ".jar")+".jsa")
+	drivers := map[string]driverKind{
+		"dra4j": {
+			label: "dra4j",
+			command: func(serialized bool) []string {
+				cmd := append([]string{*java}, strings.Fields(flags)...)
+				if serialized {
+					// dra4j serializes calls unless the provider is thread-safe; the fake provider
+					// says it is unless this property says otherwise.
+					cmd = append(cmd, "-Ddra4j.fake.threadSafe=false")
+				}
+				// The health port would clash between the two instances of a rolling update.
+				return append(cmd, "-jar", *driverJar, "run", "--health-port", "-1")
+			},
+		},
+		"go": {
+			label: "Go",
+			command: func(serialized bool) []string {
+				return append([]string{*goDriver, "run", "--serialize=" + strconv.FormatBool(serialized)}, api.goFlags...)
+			},
+		},
+	}
+
+	var order []driverKind
+	for _, name := range strings.Split(*only, ",") {
+		k, ok := drivers[strings.TrimSpace(name)]
+		if !ok {
+			log.Fatalf("--only: unknown driver %q (dra4j, go)", name)
+		}
+		order = append(order, k)
+	}
+	log.Printf("API server: %s; work directory %s; %d runs, %d pairs, %d callers, long run %d pairs, publish %v",
+		api.kind, dir, *runs, *pairs, *callers, *longPairs, publishSizes)
+	results := map[string][]figures{}
+	for run := 0; run < *runs; run++ {
+		// Interleaved, and the order alternates, so neither driver always runs on a fresher server.
+		seq := order
+		if run%2 == 1 {
+			seq = reversed(order)
+		}
+		for _, k := range seq {
+			log.Printf("run %d: %s", run+1, k.label)
+			f, err := b.measure(ctx, k, run)
+			if err != nil {
+				log.Fatalf("run %d, %s: %v", run+1, k.label, err)
+			}
+			results[k.label] = append(results[k.label], f)
+		}
+	}
+	fmt.Printf("\nNode benchmark: %d runs each, interleaved; %s; %d pairs per phase, %d callers; work directory on %s\n\n",
+		*runs, api.kind, *pairs, *callers, filepath.Dir(dir))
+	printTable(os.Stdout, metrics(*callers, publishSizes), results["dra4j"], results["Go"])
+	if *out != "" {
+		data, _ := json.MarshalIndent(results, "", "  ")
+		if err := os.WriteFile(*out, data, 0o644); err != nil {
+			log.Fatal(err)
+		}
+	}
+}
+
+// The container flags of examples/fake-driver/deploy/daemonset.yaml; -XX:MaxRAM stands in for its
+// 160Mi memory limit, from which the JVM sizes its heap.
+const defaultJVMFlags = "-XX:MaxRAM=160m -XX:+UseSerialGC -XX:MaxRAMPercentage=50 -XX:TieredStopAtLevel=1 -Xss512k -XX:SharedArchiveFile={archive} -Xshare:auto"
+
+func reversed(k []driverKind) []driverKind {
+	out := make([]driverKind, len(k))
+	for i := range k {
+		out[len(k)-1-i] = k[i]
+	}
+	return out
+}

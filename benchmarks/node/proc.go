@@ -1,0 +1,171 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// driverKind says how to start one of the compared drivers; both take the same `run` flags.
+type driverKind struct {
+	label string
+	// command is the program, its own flags, "run" and the run flags only this driver needs, for
+	// a serialized or a parallel driver.
+	command func(serialized bool) []string
+}
+
+// instance is what differs between driver processes of one comparison.
+type instance struct {
+	node       string
+	dir        string // registrar/, plugin/, cdi/ and driver.log below it
+	devices    int
+	serialized bool
+	podUID     string
+}
+
+func (i instance) registrarDir() string { return filepath.Join(i.dir, "registrar") }
+func (i instance) pluginDir() string    { return filepath.Join(i.dir, "plugin") }
+func (i instance) cdiDir() string       { return filepath.Join(i.dir, "cdi") }
+
+// process is a running driver.
+type process struct {
+	cmd     *exec.Cmd
+	started time.Time
+	exited  chan struct{}
+	err     error
+	log     string
+}
+
+func startDriver(k driverKind, inst instance, kubeconfig, driverName string) (*process, error) {
+	for _, d := range []string{inst.registrarDir(), inst.pluginDir(), inst.cdiDir()} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	command := k.command(inst.serialized)
+	args := append([]string{}, command[1:]...)
+	args = append(args,
+		"--driver-name", driverName,
+		"--node-name", inst.node,
+		"--kubeconfig", kubeconfig,
+		"--registrar-dir", inst.registrarDir(),
+		"--plugin-dir", inst.pluginDir(),
+		"--cdi-dir", inst.cdiDir(),
+		"--devices", strconv.Itoa(inst.devices),
+		// Both clients' rate limits out of the way: the limiter would pace the two API calls of
+		// each prepare and the slice writes, and be measured instead of the driver.
+		"--kube-api-qps", "10000",
+		"--kube-api-burst", "10000",
+	)
+	if inst.podUID != "" {
+		args = append(args, "--pod-uid", inst.podUID)
+	}
+	logName := filepath.Join(inst.dir, fmt.Sprintf("driver-%d.log", time.Now().UnixNano()))
+	logFile, err := os.Create(logName)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(command[0], args...)
+	cmd.Stdout = logFile
+	cmd.Stderr = logFile
+	p := &process{cmd: cmd, exited: make(chan struct{}), log: logName}
+	p.started = time.Now()
+	if err := cmd.Start(); err != nil {
+		_ = logFile.Close()
+		return nil, fmt.Errorf("start %s: %w", k.label, err)
+	}
+	go func() {
+		p.err = cmd.Wait()
+		_ = logFile.Close()
+		close(p.exited)
+	}()
+	return p, nil
+}
+
+func (p *process) pid() int { return p.cmd.Process.Pid }
+
+// alive returns an error, with the end of the driver's log, once the process has exited.
+func (p *process) alive() error {
+	select {
+	case <-p.exited:
+		return fmt.Errorf("the driver exited (%v); end of its log:\n%s", p.err, tail(p.log, 2000))
+	default:
+		return nil
+	}
+}
+
+// terminate sends SIGTERM, as the kubelet does when it stops a pod, and waits for the exit.
+func (p *process) terminate() {
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.exited:
+	case <-time.After(30 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.exited
+	}
+}
+
+// kill is a crash: SIGKILL, nothing cleaned up.
+func (p *process) kill() {
+	_ = p.cmd.Process.Kill()
+	<-p.exited
+}
+
+func tail(path string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return string(b)
+}
+
+// usage is what /proc says about a process.
+type usage struct {
+	rssKB, rssFileKB int64
+	threads          int64
+	cpu              time.Duration // user + system
+}
+
+var clockTick = 100.0 // USER_HZ; 100 on every Linux this runs on
+
+func readUsage(pid int) (usage, error) {
+	var u usage
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return u, err
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		v, _ := strconv.ParseInt(f[1], 10, 64)
+		switch f[0] {
+		case "VmRSS:":
+			u.rssKB = v
+		case "RssFile:":
+			u.rssFileKB = v
+		case "Threads:":
+			u.threads = v
+		}
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return u, err
+	}
+	// Fields after the command name, which is in parentheses and may contain spaces.
+	s := string(stat)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	utime, _ := strconv.ParseFloat(f[11], 64)
+	stime, _ := strconv.ParseFloat(f[12], 64)
+	u.cpu = time.Duration((utime + stime) / clockTick * float64(time.Second))
+	return u, nil
+}
