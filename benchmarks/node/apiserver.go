@@ -69,9 +69,12 @@ func startTestkit(java, jar string, jvmFlags []string, dir string) (*apiServer, 
 	go func() {
 		s := bufio.NewScanner(stdout)
 		for s.Scan() {
-			select {
-			case lines <- s.Text():
-			default:
+			// The URL line; JVM flags (a flight recording) may print other lines first.
+			if strings.HasPrefix(s.Text(), "http") {
+				select {
+				case lines <- s.Text():
+				default:
+				}
 			}
 		}
 	}()
