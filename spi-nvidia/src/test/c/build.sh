@@ -27,7 +27,6 @@ build() {
   gcc -shared -fPIC -O1 -g -Wall -Wextra -Werror -std=c11 -pthread \
     -Wl,-soname,libnvidia-ml.so.1 "$@" -o "$lib.tmp" "$src"
   mv "$lib.tmp" "$lib"
-  echo "built $lib"
 }
 
 build "$out_dir/current"
