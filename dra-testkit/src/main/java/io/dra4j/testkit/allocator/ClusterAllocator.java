@@ -83,11 +83,40 @@ public final class ClusterAllocator {
    * consumer, if one is given. Devices held by every other allocated claim in the cluster are
    * unavailable.
    *
-   * @return the decision; an unsatisfiable claim is a decision, not an exception, and nothing is
-   *     written for it
+   * @return the decision, always an allocated one; {@link ClaimDecision#claim()} is the claim as
+   *     stored, with its {@code status.allocation}
+   * @throws UnsatisfiableClaimException naming the request and what could not be met, when no
+   *     devices fit (nothing is written); {@link #tryAllocateClaim} returns that as a decision
    * @throws KubeException when the API server fails, or conflicts persist
    */
   public ClaimDecision allocateClaim(
+      String namespace,
+      String name,
+      String nodeName,
+      Optional<ResourceClaimConsumerReference> consumer)
+      throws KubeException {
+    ClaimDecision decision = tryAllocateClaim(namespace, name, nodeName, consumer);
+    if (decision.outcome() instanceof AllocationOutcome.Unsatisfiable unsatisfiable) {
+      throw new UnsatisfiableClaimException(unsatisfiable, decision.steps());
+    }
+    return decision;
+  }
+
+  /** {@link #tryAllocateClaim(String, String, String, Optional)} without a consumer. */
+  public ClaimDecision tryAllocateClaim(String namespace, String name, String nodeName)
+      throws KubeException {
+    return tryAllocateClaim(namespace, name, nodeName, Optional.empty());
+  }
+
+  /**
+   * {@link #allocateClaim(String, String, String, Optional)}, with an unsatisfiable claim as a
+   * decision instead of an exception: for tests of what does not fit.
+   *
+   * @return the decision; for an unsatisfiable claim nothing is written and {@link
+   *     ClaimDecision#allocated()} is false
+   * @throws KubeException when the API server fails, or conflicts persist
+   */
+  public ClaimDecision tryAllocateClaim(
       String namespace,
       String name,
       String nodeName,

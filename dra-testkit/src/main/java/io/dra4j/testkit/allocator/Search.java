@@ -40,6 +40,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 
 /**
  * One allocation attempt: the scheduler's search for one claim on one node.
@@ -386,6 +387,11 @@ final class Search {
     // A CEL error is remembered by evaluate(); the device then simply does not fit.
     w.selectable[index] = s;
     return s;
+  }
+
+  /** The selectors as a user wrote them: {@code a && b}. */
+  private static String expressions(List<CompiledSelector> selectors) {
+    return selectors.stream().map(CompiledSelector::expression).collect(Collectors.joining(" && "));
   }
 
   private boolean evaluate(Wanted w, Candidate c, List<CompiledSelector> list) {
@@ -766,9 +772,14 @@ final class Search {
       String why;
       String example = "";
       if (s == Wanted.Selectable.CLASS_SELECTORS) {
-        why = "not selected by device class \"" + w.className() + "\"";
+        why =
+            "not selected by device class \""
+                + w.className()
+                + "\" ("
+                + expressions(w.classSelectors)
+                + ")";
       } else if (s == Wanted.Selectable.REQUEST_SELECTORS) {
-        why = "not selected by the request's selectors";
+        why = "not selected by the request's selectors (" + expressions(w.requestSelectors) + ")";
       } else if (s == Wanted.Selectable.NOT_ON_NODE) {
         why = "not usable on this node";
       } else {

@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,12 +27,16 @@ final class ApiHandler implements HttpHandler {
   private final Store store;
   private final ObjectMapper json;
   private final ObjectMapper yaml;
+  private final Discovery discovery;
+  private final Tables tables;
 
   ApiHandler(FakeApiServer server, Store store, ObjectMapper json, ObjectMapper yaml) {
     this.server = server;
     this.store = store;
     this.json = json;
     this.yaml = yaml;
+    this.discovery = new Discovery(json);
+    this.tables = new Tables(json, Clock.systemUTC());
   }
 
   /** A parsed request path. */
@@ -87,6 +92,14 @@ final class ApiHandler implements HttpHandler {
       sendText(ex, 200, server.metricsText());
       return;
     }
+    if (method.equals("GET")) {
+      Optional<ObjectNode> document =
+          discovery.document(path, ex.getRequestHeaders().getFirst("Host"));
+      if (document.isPresent()) {
+        sendJson(ex, 200, document.get());
+        return;
+      }
+    }
     Route route = route(path);
     String verb = verb(method, route, query);
     server.count(verb, route.resource());
@@ -116,13 +129,34 @@ final class ApiHandler implements HttpHandler {
       return;
     }
     ResourceDef def = route.def();
+    boolean table = Tables.wanted(ex.getRequestHeaders().getFirst("Accept"));
+    String includeObject = query.getOrDefault("includeObject", "PartialObjectMetadata");
     switch (verb) {
       case "get":
-        sendJson(ex, 200, store.get(def, route.namespace(), route.name()));
-        return;
+        {
+          ObjectNode o = store.get(def, route.namespace(), route.name());
+          sendJson(
+              ex,
+              200,
+              table && route.sub().isEmpty()
+                  ? tables.table(
+                      def,
+                      List.of(o),
+                      o.path("metadata").path("resourceVersion").asText(""),
+                      includeObject)
+                  : o);
+          return;
+        }
       case "list":
         {
           Store.ListResult r = store.list(def, route.namespace(), filter(def, query));
+          if (table) {
+            sendJson(
+                ex,
+                200,
+                tables.table(def, r.items(), Long.toString(r.resourceVersion()), includeObject));
+            return;
+          }
           ObjectNode list = json.createObjectNode();
           list.put("apiVersion", def.apiVersion());
           list.put("kind", def.kind + "List");

@@ -456,12 +456,17 @@ public final class FakeApiServer implements AutoCloseable {
 
   /** Builds a {@link FakeApiServer}. */
   public static final class Builder {
-    private String host = "127.0.0.1";
+    // The defaults, also shown by the standalone server's --help.
+    static final String DEFAULT_HOST = "127.0.0.1";
+    static final int DEFAULT_HISTORY_LIMIT = 1000;
+    static final int DEFAULT_BOOKMARK_INTERVAL_MS = 1000;
+
+    private String host = DEFAULT_HOST;
     private int port;
     private String token = randomToken();
-    private int historyLimit = 1000;
+    private int historyLimit = DEFAULT_HISTORY_LIMIT;
     private boolean allowAnonymous;
-    private Duration bookmarkInterval = Duration.ofSeconds(1);
+    private Duration bookmarkInterval = Duration.ofMillis(DEFAULT_BOOKMARK_INTERVAL_MS);
 
     private Builder() {}
 

@@ -1,77 +1,159 @@
 package io.dra4j.testkit.apiserver;
 
+import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * Runs the fake API server standalone: {@code java -jar dra-testkit-apiserver.jar --port 0
- * --kubeconfig-out kubeconfig.yaml}. It writes a kubeconfig pointing at itself (plain http, bearer
- * token), prints the URL and serves until killed. {@code --allow-anonymous} also serves requests
- * without credentials, which is what Go clients send it (client-go uses a kubeconfig's credentials
- * only for https).
+ * --kubeconfig-out kubeconfig.yaml --node node-1}. It prints its URL as the first line of standard
+ * output, writes a kubeconfig pointing at itself (plain http, bearer token) that kubectl and
+ * drivers use, and serves until killed.
  */
-public final class Main {
-  private Main() {}
+@Command(
+    name = "dra-testkit-apiserver",
+    showDefaultValues = true,
+    sortOptions = false,
+    description = {
+      "The dra4j test kit's Kubernetes API server, in memory: resource.k8s.io/v1 ResourceSlices,"
+          + " ResourceClaims, ResourceClaimTemplates, DeviceClasses, DeviceTaintRules and core/v1"
+          + " Nodes and Pods, with watches, discovery and kubectl's table output.",
+      "Prints its URL on the first line of standard output and serves until killed."
+    })
+public final class Main implements Callable<Integer> {
+  @Option(
+      names = {"-h", "--help"},
+      usageHelp = true,
+      description = "print this help")
+  boolean help;
 
-  public static void main(String[] args) throws InterruptedException {
-    FakeApiServer.Builder b = FakeApiServer.builder();
-    Path kubeconfig = null;
-    for (int i = 0; i < args.length; i++) {
-      String a = args[i];
-      switch (a) {
-        case "--port":
-          b.port(Integer.parseInt(value(args, ++i, a)));
-          break;
-        case "--host":
-          b.host(value(args, ++i, a));
-          break;
-        case "--token":
-          b.token(value(args, ++i, a));
-          break;
-        case "--kubeconfig-out":
-          kubeconfig = Path.of(value(args, ++i, a));
-          break;
-        case "--allow-anonymous":
-          b.allowAnonymous(true);
-          break;
-        case "--history":
-          b.historyLimit(Integer.parseInt(value(args, ++i, a)));
-          break;
-        case "--bookmark-interval-ms":
-          b.bookmarkInterval(Duration.ofMillis(Long.parseLong(value(args, ++i, a))));
-          break;
-        case "--help":
-        case "-h":
-          usage();
-          return;
-        default:
-          System.err.println("unknown argument: " + a);
-          usage();
-          System.exit(2);
-      }
+  @Option(
+      names = "--port",
+      paramLabel = "PORT",
+      defaultValue = "0",
+      description = "port to listen on; 0 picks a free one")
+  int port;
+
+  @Option(
+      names = "--host",
+      paramLabel = "ADDRESS",
+      defaultValue = FakeApiServer.Builder.DEFAULT_HOST,
+      description = "address to listen on")
+  String host;
+
+  @Option(
+      names = "--token",
+      paramLabel = "TOKEN",
+      description = "bearer token clients must send (default: a random one, in the kubeconfig)")
+  Optional<String> token;
+
+  @Option(
+      names = "--allow-anonymous",
+      description =
+          "also serve requests without credentials: client-go (kubectl, Go drivers) sends a"
+              + " kubeconfig's token only over https, and this server speaks plain http (a wrong"
+              + " token is refused either way)")
+  boolean allowAnonymous;
+
+  @Option(
+      names = "--kubeconfig-out",
+      paramLabel = "FILE",
+      description =
+          "write a kubeconfig for this server here (for kubectl --kubeconfig FILE and for"
+              + " drivers' --kubeconfig)")
+  Optional<Path> kubeconfig;
+
+  @Option(
+      names = "--node",
+      paramLabel = "NAME",
+      description =
+          "create a Node, as its kubelet would (repeatable): a driver publishes ResourceSlices"
+              + " only once its Node exists")
+  List<String> nodes = new ArrayList<>();
+
+  @Option(
+      names = "--history",
+      paramLabel = "N",
+      defaultValue = "" + FakeApiServer.Builder.DEFAULT_HISTORY_LIMIT,
+      description =
+          "events a watch can resume from; older resourceVersions get 410 Expired, as from a"
+              + " compacted etcd")
+  int history;
+
+  @Option(
+      names = "--bookmark-interval-ms",
+      paramLabel = "MS",
+      defaultValue = "" + FakeApiServer.Builder.DEFAULT_BOOKMARK_INTERVAL_MS,
+      description = "how often watches that asked for bookmarks get one")
+  long bookmarkIntervalMs;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  private final PrintWriter out;
+  private final PrintWriter err;
+
+  private Main(PrintWriter out, PrintWriter err) {
+    this.out = out;
+    this.err = err;
+  }
+
+  public static void main(String[] args) {
+    int status = run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true));
+    if (status != 0) {
+      System.exit(status);
     }
+    // 0: --help or --version printed; the server's own threads keep serving otherwise.
+  }
+
+  /** Parses and runs; returns only for --help, --version and errors (0, 2, 1). */
+  static int run(String[] args, PrintWriter out, PrintWriter err) {
+    CommandLine cli = new CommandLine(new Main(out, err));
+    cli.setOut(out);
+    cli.setErr(err);
+    return cli.execute(args);
+  }
+
+  @Override
+  public Integer call() throws InterruptedException {
+    if (history < 1) {
+      throw new CommandLine.ParameterException(
+          spec.commandLine(), "--history " + history + " must be at least 1");
+    }
+    FakeApiServer.Builder b =
+        FakeApiServer.builder()
+            .port(port)
+            .host(host)
+            .historyLimit(history)
+            .allowAnonymous(allowAnonymous)
+            .bookmarkInterval(Duration.ofMillis(bookmarkIntervalMs));
+    token.ifPresent(b::token);
     FakeApiServer server = b.build().startServer();
-    if (kubeconfig != null) {
-      server.writeKubeconfig(kubeconfig);
+    Runtime.getRuntime().addShutdownHook(new Thread(server::stop, "fake-apiserver-shutdown"));
+    for (String node : nodes) {
+      server.putNode(node);
     }
-    System.out.println(server.url());
-    System.out.flush();
-    Runtime.getRuntime().addShutdownHook(new Thread(server::stop));
+    // The kubeconfig exists once the URL is printed: a script may use it on reading the line.
+    kubeconfig.ifPresent(server::writeKubeconfig);
+    out.println(server.url());
+    if (kubeconfig.isPresent()) {
+      err.println(
+          "kubeconfig "
+              + kubeconfig.get()
+              + "; try: kubectl --kubeconfig "
+              + kubeconfig.get()
+              + " get resourceslices,resourceclaims,deviceclasses,nodes");
+    } else {
+      err.println(
+          "no kubeconfig written (--kubeconfig-out FILE writes one); token " + server.token());
+    }
     Thread.currentThread().join();
-  }
-
-  private static String value(String[] args, int i, String flag) {
-    if (i >= args.length) {
-      System.err.println(flag + " needs a value");
-      System.exit(2);
-    }
-    return args[i];
-  }
-
-  private static void usage() {
-    System.err.println(
-        "usage: java -jar dra-testkit-apiserver.jar [--port P (0 = free)] [--host ADDR]"
-            + " [--token T] [--allow-anonymous] [--kubeconfig-out FILE] [--history N]"
-            + " [--bookmark-interval-ms MS]");
+    return 0;
   }
 }

@@ -14,6 +14,7 @@ final class ResourceDef {
   final boolean namespaced;
   final boolean hasStatus;
   final Set<String> fieldLabels;
+  final List<String> shortNames;
 
   ResourceDef(
       String group,
@@ -23,7 +24,20 @@ final class ResourceDef {
       boolean namespaced,
       boolean hasStatus,
       Set<String> extraFieldLabels) {
+    this(group, version, plural, kind, namespaced, hasStatus, extraFieldLabels, List.of());
+  }
+
+  ResourceDef(
+      String group,
+      String version,
+      String plural,
+      String kind,
+      boolean namespaced,
+      boolean hasStatus,
+      Set<String> extraFieldLabels,
+      List<String> shortNames) {
     this.group = group;
+    this.shortNames = List.copyOf(shortNames);
     this.version = version;
     this.plural = plural;
     this.kind = kind;
@@ -88,9 +102,17 @@ final class ResourceDef {
               false,
               true,
               Set.of()),
-          new ResourceDef("", "v1", "nodes", "Node", false, true, Set.of("spec.unschedulable")),
           new ResourceDef(
-              "", "v1", "pods", "Pod", true, true, Set.of("spec.nodeName", "status.phase")));
+              "", "v1", "nodes", "Node", false, true, Set.of("spec.unschedulable"), List.of("no")),
+          new ResourceDef(
+              "",
+              "v1",
+              "pods",
+              "Pod",
+              true,
+              true,
+              Set.of("spec.nodeName", "status.phase"),
+              List.of("po")));
 
   static Optional<ResourceDef> find(String group, String version, String plural) {
     return BUILT_IN.stream()

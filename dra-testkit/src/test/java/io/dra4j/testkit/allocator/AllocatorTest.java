@@ -524,7 +524,8 @@ class AllocatorTest {
         .isEqualTo(
             "claim default/c on node node-1: request \"gpu\": needs 2 devices of class"
                 + " \"gpu.example.com\", but only 1 of the 2 devices usable on node \"node-1\""
-                + " fits: 1 not selected by the request's selectors");
+                + " fits: 1 not selected by the request's selectors"
+                + " (device.capacity['gpu.example.com'].memory.compareTo(quantity('40Gi')) >= 0)");
 
     AllocationOutcome badSyntax =
         allocate(

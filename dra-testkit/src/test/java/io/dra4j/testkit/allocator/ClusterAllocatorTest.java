@@ -8,6 +8,7 @@ import static io.dra4j.testkit.allocator.Fixtures.gpu;
 import static io.dra4j.testkit.allocator.Fixtures.nodeSlice;
 import static io.dra4j.testkit.allocator.Fixtures.request;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.dra4j.api.device.Quantity;
@@ -233,9 +234,12 @@ class ClusterAllocatorTest {
         .isEqualTo("gpu-1");
     assertThat(storedB.status().reservedFor()).containsExactly(consumer);
 
-    ClaimDecision c = cluster.allocateClaim("default", "c", NODE);
+    ClaimDecision c = cluster.tryAllocateClaim("default", "c", NODE);
     assertThat(c.allocated()).isFalse();
     assertThat(c.outcome().describe()).contains("claim default/c on node node-1");
+    assertThatThrownBy(() -> cluster.allocateClaim("default", "c", NODE))
+        .isInstanceOf(UnsatisfiableClaimException.class)
+        .hasMessage(c.outcome().describe());
     assertThat(
             server.object(ResourceClaim.TYPE, "default", "c").orElseThrow().status().allocation())
         .isEmpty();
@@ -250,8 +254,30 @@ class ClusterAllocatorTest {
         .containsExactly("uid-q");
 
     // ... and is not usable on another node.
-    ClaimDecision elsewhere = cluster.allocateClaim("default", "a", "node-2");
+    ClaimDecision elsewhere = cluster.tryAllocateClaim("default", "a", "node-2");
     assertThat(elsewhere.allocated()).isFalse();
     assertThat(elsewhere.outcome().describe()).contains("not usable on node \"node-2\"");
+  }
+
+  @Test
+  void anUnsatisfiableClaimFailsWithTheRequestAndTheSelectorThatMatchedNothing() throws Exception {
+    client.create(
+        ResourceClaim.TYPE,
+        claim(
+            "big",
+            request(
+                "train",
+                exact(
+                    DRIVER,
+                    1,
+                    "device.capacity['gpu.example.com'].memory.compareTo(quantity('1Ti')) >= 0"))));
+    assertThatThrownBy(() -> cluster.allocateClaim("default", "big", NODE))
+        .isInstanceOf(UnsatisfiableClaimException.class)
+        .hasMessageContaining("claim default/big on node node-1")
+        .hasMessageContaining("request \"train\"")
+        .hasMessageContaining("quantity('1Ti')");
+    assertThat(
+            server.object(ResourceClaim.TYPE, "default", "big").orElseThrow().status().allocation())
+        .isEmpty();
   }
 }

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.dra4j.runtime.kube.HttpKubeClient;
 import io.dra4j.runtime.kube.KubeClients;
 import io.dra4j.runtime.kube.ListOptions;
+import io.dra4j.runtime.kube.Node;
 import io.dra4j.runtime.kube.ResourceSlice;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -26,6 +27,31 @@ import org.junit.jupiter.api.io.TempDir;
 class StandaloneServerTest {
 
   @Test
+  void helpListsEveryFlagWithItsDefault() {
+    java.io.StringWriter out = new java.io.StringWriter();
+    java.io.StringWriter err = new java.io.StringWriter();
+    assertThat(
+            Main.run(
+                new String[] {"--help"},
+                new java.io.PrintWriter(out),
+                new java.io.PrintWriter(err)))
+        .isZero();
+    assertThat(out.toString())
+        .contains("--port=PORT", "Default: 0")
+        .contains("--host=ADDRESS", "Default: 127.0.0.1")
+        .contains("--node=NAME", "--kubeconfig-out=FILE", "--token=TOKEN")
+        .contains("--history=N", "Default: 1000")
+        .contains("--bookmark-interval-ms=MS");
+    assertThat(
+            Main.run(
+                new String[] {"--port", "x"},
+                new java.io.PrintWriter(out),
+                new java.io.PrintWriter(err)))
+        .isEqualTo(2);
+    assertThat(err.toString()).contains("--port");
+  }
+
+  @Test
   void runsStandaloneAndWritesAWorkingKubeconfig(@TempDir Path dir) throws Exception {
     check(dir, List.of("-cp", System.getProperty("java.class.path"), Main.class.getName()));
   }
@@ -37,7 +63,16 @@ class StandaloneServerTest {
         new ArrayList<>(
             List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
     command.addAll(launch);
-    command.addAll(List.of("--port", "0", "--kubeconfig-out", kubeconfig.toString()));
+    command.addAll(
+        List.of(
+            "--port",
+            "0",
+            "--kubeconfig-out",
+            kubeconfig.toString(),
+            "--node",
+            "node-1",
+            "--node",
+            "node-2"));
     Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
     try {
       BufferedReader out =
@@ -47,6 +82,9 @@ class StandaloneServerTest {
       assertThat(Files.readString(kubeconfig)).contains("server: " + url);
       try (HttpKubeClient c = KubeClients.fromKubeconfig(kubeconfig)) {
         assertThat(c.config().server().toString()).isEqualTo(url);
+        assertThat(c.list(Node.TYPE, "", ListOptions.ALL).items())
+            .extracting(n -> n.metadata().name())
+            .containsExactlyInAnyOrder("node-1", "node-2");
         c.create(ResourceSlice.TYPE, slice("s", "node-1", DRIVER));
         assertThat(c.list(ResourceSlice.TYPE, "", ListOptions.ALL).items()).hasSize(1);
       }
