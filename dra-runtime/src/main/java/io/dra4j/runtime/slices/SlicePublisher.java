@@ -834,7 +834,26 @@ public final class SlicePublisher implements AutoCloseable {
 
   private String ownerUid() throws KubeException {
     if (ownerUid == null) {
-      Node node = client.get(Node.TYPE, "", nodeName.orElseThrow());
+      Node node;
+      try {
+        node = client.get(Node.TYPE, "", nodeName.orElseThrow());
+      } catch (KubeException e) {
+        if (!e.isNotFound()) {
+          throw e;
+        }
+        // The most common first-run mistake: say what to check, not just "404".
+        throw new KubeException(
+            e.status(),
+            e.reason(),
+            "Node \""
+                + nodeName.get()
+                + "\" does not exist, and a node's ResourceSlices are owned by its Node: check"
+                + " --node-name (NODE_NAME, from the pod's spec.nodeName in a DaemonSet); outside"
+                + " a cluster, create the Node (the test kit's API server: --node "
+                + nodeName.get()
+                + "). Publishing starts once it exists",
+            e);
+      }
       if (node.metadata().uid().isEmpty()) {
         throw new KubeException(
             0, "NoUid", "node " + nodeName.get() + " has no metadata.uid; cannot own slices");

@@ -20,6 +20,7 @@ import io.dra4j.runtime.kube.KubeException;
 import io.dra4j.runtime.kube.ListOptions;
 import io.dra4j.runtime.kube.Node;
 import io.dra4j.runtime.kube.ObjectMeta;
+import io.dra4j.runtime.kube.Preconditions;
 import io.dra4j.runtime.kube.ResourceSlice;
 import io.dra4j.runtime.kube.Watch;
 import io.dra4j.runtime.kube.WatchEvent;
@@ -183,6 +184,21 @@ class SlicePublisherTest {
     assertThat(p.stats().creates()).isEqualTo(1);
     assertThat(p.lastValidation()).singleElement().satisfies(v -> assertThat(v.isValid()).isTrue());
     assertAllValid();
+  }
+
+  @Test
+  void aMissingNodeIsReportedWithWhatToCheckAndPublishingStartsOnceItExists() throws Exception {
+    client.delete(Node.TYPE, "", NODE, Preconditions.NONE);
+    SlicePublisher p = start();
+    p.publish(List.of(Pool.of(NODE, List.of(gpu(0)))));
+    eventually("the missing Node reported", () -> !events.errors.isEmpty());
+    assertThat(events.errors.get(0))
+        .contains("Node \"" + NODE + "\" does not exist")
+        .contains("--node-name")
+        .contains("--node " + NODE);
+    server.putNode(NODE);
+    assertThat(p.awaitIdle(WAIT)).isTrue();
+    assertThat(published.pool(NODE)).hasSize(1);
   }
 
   @Test
