@@ -156,7 +156,7 @@ public final class DriverMain {
    *
    * @throws IllegalStateException listing what was found when the choice is impossible
    */
-  static DeviceProvider findProvider(Optional<String> name) {
+  public static DeviceProvider findProvider(Optional<String> name) {
     List<DeviceProvider> all = new ArrayList<>();
     ServiceLoader.load(DeviceProvider.class).forEach(all::add);
     String found = all.stream().map(DeviceProvider::name).collect(Collectors.joining(", "));

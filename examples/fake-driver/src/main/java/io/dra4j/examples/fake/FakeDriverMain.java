@@ -3,6 +3,7 @@ package io.dra4j.examples.fake;
 import io.dra4j.runtime.DriverMain;
 import io.dra4j.runtime.doctor.Doctor;
 import io.dra4j.runtime.extendedresource.ExtendedResourceGuard;
+import io.dra4j.testkit.dev.DevCommand;
 import java.io.PrintStream;
 import java.util.Arrays;
 import java.util.List;
@@ -24,6 +25,8 @@ public final class FakeDriverMain {
           "",
           "commands:",
           "  run          the DRA driver (flags: run --help)",
+          "  dev          the driver on this machine with the test kit's API server and kubelet",
+          "               simulator: slices, a kubeconfig, --claim prepares one (flags: dev --help)",
           "  demo         the whole Kubernetes 1.37 story on this machine, no cluster needed",
           "               (--keep leaves everything running and prints the kubeconfig path)",
           "  deviceclass  print a DeviceClass for this driver's devices:",
@@ -47,6 +50,9 @@ public final class FakeDriverMain {
       case "run":
         return DriverMain.run(
             rest, Map.of("provider", "fake", "driver-name", DEFAULT_DRIVER_NAME), env, err);
+      case "dev":
+        return DevCommand.run(
+            rest, Map.of("provider", "fake", "driver-name", DEFAULT_DRIVER_NAME), env, out, err);
       case "demo":
         return FakeDemo.run(rest, out, err);
       case "deviceclass":
