@@ -51,7 +51,8 @@ class KubectlTest {
           "kubectl " + VERSION + " is not built (e2e/cluster.sh build, or set DRA4J_KUBECTL)");
     }
     // As the standalone server and the dev command run it: kubectl sends no token over http.
-    try (FakeApiServer server = FakeApiServer.builder().allowAnonymous(true).build().startServer()) {
+    try (FakeApiServer server =
+        FakeApiServer.builder().allowAnonymous(true).build().startServer()) {
       server.putNode("node-1");
       server.put(ResourceSlice.TYPE, slice("node-1-gpu", "node-1", DRIVER));
       server.put(
