@@ -17,6 +17,7 @@ import io.dra4j.runtime.health.HealthHub;
 import io.dra4j.runtime.health.HealthView;
 import io.dra4j.runtime.kube.KubeClient;
 import io.dra4j.runtime.kubelet.KubeletPluginServer;
+import io.dra4j.runtime.kubelet.OtherInstances;
 import io.dra4j.runtime.kubelet.RegistrationStatus;
 import io.dra4j.runtime.slices.PublisherStats;
 import io.dra4j.runtime.slices.SlicePublisher;
@@ -53,11 +54,12 @@ import org.slf4j.LoggerFactory;
  * publishes are ordered and coalesced.
  *
  * <p>Start order: recover claim state, discover, start the guard and the publisher (they talk to
- * the API server on their own threads), warm the prepare path, then open the kubelet sockets (the
- * kubelet may call at once). Nothing on this path waits for the API server beyond the warm-up's
- * budget, so a slow or unreachable API server never holds up the registration. Close runs the other
- * way: the registration socket goes first, in-flight calls finish, published slices stay (the
- * kubelet removes them if the driver does not come back).
+ * the API server on their own threads), warm the prepare path when another instance serves the
+ * kubelet meanwhile (a rolling update), then open the kubelet sockets (the kubelet may call at
+ * once). Nothing on this path waits for the API server beyond the warm-up's budget, so a slow or
+ * unreachable API server never holds up the registration. Close runs the other way: the
+ * registration socket goes first, in-flight calls finish, published slices stay (the kubelet
+ * removes them if the driver does not come back).
  *
  * <pre>{@code
  * try (HttpKubeClient client = KubeClients.inCluster();
@@ -217,13 +219,28 @@ public final class DraDriver implements AutoCloseable {
     guard.start();
     publisher.start();
     inventoryThread.execute(this::awaitGuardThenPublish);
-    if (s.warmUp) {
+    // A warm-up before registering pays off only while another instance serves the kubelet (a
+    // rolling update): the old one answers meanwhile, and no call meets this cold JVM. After a
+    // crash or on a fresh node the kubelet's calls wait for this registration, and a warm-up
+    // would delay it by about a second, then still leave most of the path cold: register at once.
+    Optional<Path> serving =
+        s.warmUp ? OtherInstances.answering(s.registrarDirectory, s.driverName) : Optional.empty();
+    if (serving.isPresent()) {
+      LOG.info(
+          "driver {}: another instance answers at {}; warming up before registering",
+          s.driverName,
+          serving.get());
       try {
         LOG.info("prepare path warmed up: {}", Warmup.run(s.kubeClient));
       } catch (IOException | RuntimeException e) {
         // An optimisation: a driver that cannot warm up still serves, just slower at first.
         LOG.warn("warm-up skipped: {}", e.toString());
       }
+    } else if (s.warmUp) {
+      LOG.info(
+          "driver {}: no other instance answers in {}; registering at once, without a warm-up",
+          s.driverName,
+          s.registrarDirectory);
     }
     long tWarm = System.nanoTime();
     checkNotClosed();
@@ -729,7 +746,11 @@ public final class DraDriver implements AutoCloseable {
       return this;
     }
 
-    /** Exercise the prepare path on scratch sockets before registering (default on). */
+    /**
+     * Exercise the prepare path on scratch sockets before registering when another instance of the
+     * driver is registered and answering, i.e. in a rolling update; otherwise register at once
+     * (default on).
+     */
     public Builder warmUp(boolean value) {
       warmUp = value;
       return this;

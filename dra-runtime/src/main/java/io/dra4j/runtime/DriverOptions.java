@@ -40,7 +40,8 @@ import java.util.stream.Collectors;
  * @param healthTaintEffect the effect of taints on unhealthy devices
  * @param healthRecoveryDelay how long a device must stay healthy before its taint is lifted
  * @param deviceMetadata write KEP-5304 metadata files
- * @param warmUp exercise the prepare path before registering with the kubelet
+ * @param warmUp exercise the prepare path before registering with the kubelet while another
+ *     instance serves it (a rolling update)
  * @param kubeApiQps client-side rate limit of API calls per second
  * @param kubeApiBurst burst allowed above the rate
  * @param providerConfig provider settings
@@ -94,7 +95,7 @@ public record DriverOptions(
           "  --health-taint-effect None|NoSchedule|NoExecute   (default NoSchedule)",
           "  --health-recovery-delay DURATION   e.g. 60s, 2m (default 60s)",
           "  --device-metadata             write KEP-5304 device metadata files",
-          "  --no-warm-up                  skip warming the prepare path before registering",
+          "  --no-warm-up                  never warm up before registering (default: while another instance serves)",
           "  --kube-api-qps N              API requests per second (default 50)",
           "  --kube-api-burst N            API request burst (default 100)",
           "  --config KEY=VALUE            a provider setting (repeatable)",

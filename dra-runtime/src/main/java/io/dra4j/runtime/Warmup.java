@@ -57,7 +57,8 @@ import java.util.stream.Stream;
 import org.slf4j.helpers.NOPLogger;
 
 /**
- * Warms the JVM on the whole prepare/unprepare path before the kubelet can call.
+ * Warms the JVM on the whole prepare/unprepare path before the kubelet can call, while an older
+ * instance of the driver still serves it (a rolling update).
  *
  * <p>The kubelet's first prepare after registration otherwise lands on a cold JVM: class loading,
  * static initialisation of gRPC, protobuf and Jackson, and interpreted code make it hundreds of
@@ -72,12 +73,12 @@ import org.slf4j.helpers.NOPLogger;
  * by an apply), but the client's request, connection and error paths have run.
  */
 final class Warmup {
-  // The first rounds load and initialise classes, which is most of a cold call's cost; after about
-  // ten, the kubelet's first prepare gains little more while every round delays the registration
-  // (StartupBench). Each round also costs the API server two cheap 404s, and a DaemonSet roll-out
-  // multiplies them by the number of nodes.
-  static final int DEFAULT_ITERATIONS = 10;
-  static final Duration DEFAULT_BUDGET = Duration.ofMillis(1000);
+  // It runs only while an older instance serves the kubelet (a rolling update), so its time is
+  // no pod's wait: enough rounds for the prepare path to get compiled, not only loaded. On a busy
+  // 2-core node 10 rounds in 1 s were often 0-2 rounds (node benchmark). Each round also costs the
+  // API server two cheap 404s; a roll-out goes node by node (maxSurge 1).
+  static final int DEFAULT_ITERATIONS = 100;
+  static final Duration DEFAULT_BUDGET = Duration.ofSeconds(5);
   private static final String SCRATCH_PREFIX = "dra4j-warm-";
   // The name only shows in the scratch sockets; a short one keeps their paths short.
   private static final String DRIVER_NAME = "warm-up.dra4j.io";
@@ -108,8 +109,8 @@ final class Warmup {
   }
 
   /**
-   * Runs up to {@code iterations} round trips, stopping early when {@code budget} is spent; each
-   * round also probes {@code api}.
+   * Runs up to {@code iterations} round trips, at least one, stopping early when {@code budget} is
+   * spent; each round also probes {@code api} until the budget is spent.
    */
   static Result run(KubeClient api, int iterations, Duration budget) throws IOException {
     String driverName = DRIVER_NAME;
@@ -158,7 +159,9 @@ final class Warmup {
         long first = 0;
         long last = 0;
         int done = 0;
-        while (done < iterations && System.nanoTime() < deadline) {
+        // At least one round: on a starved node the set-up alone can use up the budget, and the
+        // first round is the one that loads most of the path.
+        while (done < iterations && (done == 0 || System.nanoTime() < deadline)) {
           // A new connection each round: the kubelet's first prepare also arrives on a new one,
           // and accepting it (pipeline, HTTP/2 handshake) is server code that must be warm too.
           channel.shutdownNow();
