@@ -1,5 +1,6 @@
 package io.dra4j.runtime.doctor;
 
+import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.dra4j.api.device.Device;
 import io.dra4j.api.device.DeviceTaint;
@@ -116,23 +117,40 @@ final class Cluster {
   private <T> Optional<T> decode(JsonNode raw, Class<T> type) {
     try {
       return Optional.of(KubeJson.mapper().treeToValue(raw, type));
-    } catch (IOException | IllegalArgumentException | NullPointerException e) {
+    } catch (IOException | IllegalArgumentException e) {
       String name = raw.path("metadata").path("name").asText("?");
       String ns = raw.path("metadata").path("namespace").asText("");
       unreadable.add(
           new Unreadable(
               type.getSimpleName() + " " + (ns.isEmpty() ? name : ns + "/" + name),
-              "not a valid " + type.getSimpleName() + ": " + firstLine(e.getMessage())));
+              "not a valid " + type.getSimpleName() + problem(e)));
       return Optional.empty();
     }
   }
 
-  private static String firstLine(String s) {
-    if (s == null) {
-      return "";
+  /**
+   * Where and why, in the object's own terms: the field path, and the model's own rule (e.g. an
+   * unknown taint effect) rather than the JSON library's wording.
+   */
+  private static String problem(Exception e) {
+    StringBuilder at = new StringBuilder();
+    if (e instanceof JsonMappingException m) {
+      for (JsonMappingException.Reference r : m.getPath()) {
+        if (r.getFieldName() != null) {
+          at.append(at.length() == 0 ? "" : ".").append(r.getFieldName());
+        } else if (r.getIndex() >= 0) {
+          at.append('[').append(r.getIndex()).append(']');
+        }
+      }
     }
-    int nl = s.indexOf('\n');
-    return nl < 0 ? s : s.substring(0, nl);
+    String rule = "";
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if ((t instanceof IllegalArgumentException || t instanceof NullPointerException)
+          && t.getMessage() != null) {
+        rule = t.getMessage();
+      }
+    }
+    return (at.length() == 0 ? "" : " at " + at) + (rule.isEmpty() ? "" : ": " + rule);
   }
 
   /** Only the newest generation of a pool counts, as for the scheduler. */

@@ -99,6 +99,30 @@ class DiagnosisTest {
   }
 
   @Test
+  void aSliceTheModelCannotReadIsNamedWithItsField() throws Exception {
+    JsonNode slice =
+        yaml(
+            "metadata: {name: bad}\n"
+                + "spec:\n  driver: d\n  nodeName: n\n  pool: {name: n, generation: 1,"
+                + " resourceSliceCount: 1}\n  devices:\n"
+                + "  - name: a\n    taints: [{key: k, effect: Sometimes}]\n");
+    DoctorReport r =
+        Diagnosis.diagnose(
+            snapshot(Optional.of("v1.37.2"), List.of(slice), List.of()),
+            Optional.empty(),
+            new CelSelectors());
+    assertThat(r.exitCode()).isEqualTo(3);
+    assertThat(r.unreadable())
+        .singleElement()
+        .satisfies(
+            u -> {
+              assertThat(u.what()).isEqualTo("ResourceSlice bad");
+              assertThat(u.error()).startsWith("not a valid ResourceSlice at spec.devices[0]");
+              assertThat(u.error()).doesNotContain("io.dra4j", "`");
+            });
+  }
+
+  @Test
   void featureGatesFromTheCommandLine() {
     assertThat(
             SettingsChecks.featureGates(
