@@ -103,7 +103,7 @@ final class ClaimChecks {
             continue;
           }
           boolean tolerated = r.tolerations().stream().anyMatch(tol -> tol.tolerates(t.taint()));
-          String device = PublishedDevice.key(r.driver(), r.pool(), r.device());
+          String device = d.key();
           tainted.add(
               new TaintedAllocation(
                   c.metadata().namespace(),

@@ -75,6 +75,16 @@ record ClusterSnapshot(
       unreadable.add(new Unreadable("/version", e.getMessage()));
       if (e.status() == 0) {
         // No answer at all: every other read would wait out its retries for nothing.
+        for (String what :
+            List.of(
+                "nodes",
+                "pods",
+                "deviceclasses.resource.k8s.io",
+                "resourceslices.resource.k8s.io",
+                "resourceclaims.resource.k8s.io",
+                "devicetaintrules.resource.k8s.io")) {
+          unreadable.add(new Unreadable(what, "not read: the API server did not answer"));
+        }
         return new ClusterSnapshot(
             client.config().server().toString(),
             version,
