@@ -266,6 +266,22 @@ public final class DevCommand implements Callable<Integer> {
       if (!once) {
         step("Serving; stop with Ctrl-C");
         say("the driver's files are in " + work);
+        // Ctrl-C ends the JVM without unwinding this thread: stop the driver (its sockets) and
+        // remove the temporary directory from a shutdown hook instead.
+        DraDriver running = driver;
+        KubeletSimulator simulator = kubelet;
+        Runtime.getRuntime()
+            .addShutdownHook(
+                new Thread(
+                    () -> {
+                      running.close();
+                      simulator.close();
+                      api.close();
+                      if (dir.isEmpty()) {
+                        AtomicFiles.deleteTreeQuietly(work);
+                      }
+                    },
+                    "dra4j-dev-shutdown"));
         Thread.currentThread().join();
       }
       if (prepared.isPresent()) {
