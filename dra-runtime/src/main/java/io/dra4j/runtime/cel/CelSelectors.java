@@ -27,9 +27,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Limits: an expression longer than {@value #MAX_EXPRESSION_LENGTH} bytes (UTF-8) is rejected at
  * compile time. dev.cel 0.14.0 offers no static cost estimation, so the cost limit of {@value
- * #MAX_COST} is enforced at run time, per evaluation (see {@link SelectorEvaluationException#
- * costLimitExceeded()}); an expression Kubernetes would reject for its <em>estimated</em> cost may
- * therefore compile here and only fail when a device makes it expensive.
+ * #MAX_COST} is enforced at run time, per evaluation ({@link
+ * SelectorEvaluationException#costLimitExceeded()}); an expression Kubernetes would reject for its
+ * <em>estimated</em> cost may therefore compile here and only fail when a device makes it
+ * expensive.
  *
  * <p>Thread-safe. Compiled selectors are cached per expression text in a bounded LRU cache, so
  * callers may simply compile on every use.
