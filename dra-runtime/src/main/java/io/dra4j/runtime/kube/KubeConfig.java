@@ -1,6 +1,7 @@
 package io.dra4j.runtime.kube;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.net.Socket;
 import java.net.URI;
@@ -11,7 +12,10 @@ import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.PrivateKey;
 import java.security.cert.X509Certificate;
+import java.time.Clock;
+import java.util.ArrayList;
 import java.util.Base64;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -24,10 +28,10 @@ import javax.net.ssl.TrustManagerFactory;
 import javax.net.ssl.X509ExtendedTrustManager;
 
 /**
- * Where the API server is and how to authenticate: server URL, bearer token (fixed or a rotating
- * file), client certificate, trusted CAs. Built from the pod's service account ({@link
- * #inCluster()}), from a kubeconfig file ({@link #fromKubeconfig(Path)}), or by hand ({@link
- * #builder(URI)}).
+ * Where the API server is and how to authenticate: server URL, bearer token (fixed, a rotating
+ * file, or a kubeconfig's exec credential plugin), client certificate, trusted CAs. Built from the
+ * pod's service account ({@link #inCluster()}), from a kubeconfig file ({@link
+ * #fromKubeconfig(Path)}), or by hand ({@link #builder(URI)}).
  *
  * <p>Plain {@code http://} servers are accepted (kubectl does the same); the test kit's fake API
  * server uses one.
@@ -181,17 +185,25 @@ public final class KubeConfig {
     if (!userName.isEmpty()) {
       JsonNode user = named(root, "users", userName, "user", where);
       String u = where + " user \"" + userName + "\"";
-      if (user.has("exec")) {
-        throw new IllegalArgumentException(
-            u
-                + " uses an exec credential plugin, which dra4j does not run; use a token file"
-                + " (user.tokenFile) or a client certificate (client-certificate + client-key)");
-      }
       if (user.has("auth-provider")) {
         throw new IllegalArgumentException(
             u
-                + " uses an auth-provider, which dra4j does not support; use a token file"
-                + " (user.tokenFile) or a client certificate (client-certificate + client-key)");
+                + " uses auth-provider \""
+                + user.path("auth-provider").path("name").asText()
+                + "\", which Kubernetes clients no longer support; use the provider's exec"
+                + " credential plugin instead (kubectl's own error names it, e.g."
+                + " gke-gcloud-auth-plugin or kubelogin), a token file (user.tokenFile) or a client"
+                + " certificate (client-certificate + client-key)");
+      }
+      if (user.has("exec")) {
+        for (String other :
+            List.of("token", "tokenFile", "client-certificate", "client-certificate-data")) {
+          if (user.hasNonNull(other)) {
+            throw new IllegalArgumentException(
+                u + ": gives both exec and " + other + "; keep one way to authenticate");
+          }
+        }
+        b.execCredential(execPlugin(user.get("exec"), u, dir, cluster));
       }
       if (user.has("username") || user.has("password")) {
         throw new IllegalArgumentException(
@@ -227,6 +239,93 @@ public final class KubeConfig {
       }
     }
     return b.build();
+  }
+
+  /** The exec plugin of a kubeconfig user, checked as kubectl checks it. */
+  private static ExecCredentialSource.Plugin execPlugin(
+      JsonNode exec, String u, Path dir, JsonNode cluster) {
+    String apiVersion = exec.path("apiVersion").asText("");
+    if (!ExecCredentialSource.API_VERSIONS.contains(apiVersion)) {
+      throw new IllegalArgumentException(
+          u
+              + ": exec apiVersion \""
+              + apiVersion
+              + "\" is not supported; use one of "
+              + String.join(", ", ExecCredentialSource.API_VERSIONS));
+    }
+    String command = exec.path("command").asText("");
+    if (command.isEmpty()) {
+      throw new IllegalArgumentException(u + ": exec has no command");
+    }
+    String mode = exec.path("interactiveMode").asText("");
+    if (mode.isEmpty() && apiVersion.endsWith("/v1")) {
+      throw new IllegalArgumentException(
+          u + ": exec.interactiveMode is required for " + apiVersion + " (Never or IfAvailable)");
+    }
+    if (mode.equals("Always")) {
+      throw new IllegalArgumentException(
+          u
+              + ": exec.interactiveMode is Always, but a driver has no terminal to ask on; the"
+              + " plugin must work with Never or IfAvailable");
+    }
+    if (!mode.isEmpty() && !mode.equals("Never") && !mode.equals("IfAvailable")) {
+      throw new IllegalArgumentException(
+          u + ": exec.interactiveMode \"" + mode + "\" is not Never, IfAvailable or Always");
+    }
+    // Like kubectl: a command with a slash is a path relative to the kubeconfig's directory.
+    List<String> argv = new ArrayList<>();
+    argv.add(command.contains("/") ? dir.resolve(command).toString() : command);
+    exec.path("args").forEach(a -> argv.add(a.asText()));
+    Map<String, String> env = new LinkedHashMap<>();
+    for (JsonNode e : exec.path("env")) {
+      String name = e.path("name").asText("");
+      if (name.isEmpty()) {
+        throw new IllegalArgumentException(u + ": an exec.env entry has no name");
+      }
+      env.put(name, e.path("value").asText(""));
+    }
+    Optional<JsonNode> clusterInfo = Optional.empty();
+    if (exec.path("provideClusterInfo").asBoolean(false)) {
+      clusterInfo = Optional.of(clusterInfo(cluster, dir, u));
+    }
+    String hint = exec.path("installHint").asText("");
+    return new ExecCredentialSource.Plugin(
+        u,
+        apiVersion,
+        List.copyOf(argv),
+        Map.copyOf(env),
+        hint.isEmpty() ? Optional.empty() : Optional.of(hint),
+        clusterInfo);
+  }
+
+  /** The ExecCredential's spec.cluster: the kubeconfig cluster in the plugin API's field names. */
+  private static JsonNode clusterInfo(JsonNode cluster, Path dir, String u) {
+    ObjectNode c = KubeJson.mapper().createObjectNode();
+    c.put("server", cluster.path("server").asText());
+    for (String field : List.of("tls-server-name", "proxy-url")) {
+      if (cluster.hasNonNull(field)) {
+        c.put(field, cluster.get(field).asText());
+      }
+    }
+    for (String field : List.of("insecure-skip-tls-verify", "disable-compression")) {
+      if (cluster.path(field).asBoolean(false)) {
+        c.put(field, true);
+      }
+    }
+    if (cluster.hasNonNull("certificate-authority-data")) {
+      c.put("certificate-authority-data", cluster.get("certificate-authority-data").asText());
+    } else if (cluster.hasNonNull("certificate-authority")) {
+      String pem = read(dir.resolve(cluster.get("certificate-authority").asText()), u + " CA file");
+      c.put(
+          "certificate-authority-data",
+          Base64.getEncoder().encodeToString(pem.getBytes(StandardCharsets.UTF_8)));
+    }
+    for (JsonNode ext : cluster.path("extensions")) {
+      if ("client.authentication.k8s.io/exec".equals(ext.path("name").asText())) {
+        c.set("config", ext.path("extension"));
+      }
+    }
+    return c;
   }
 
   private static JsonNode named(
@@ -268,6 +367,7 @@ public final class KubeConfig {
     private Optional<String> caPem = Optional.empty();
     private Optional<String> certPem = Optional.empty();
     private Optional<String> keyPem = Optional.empty();
+    private Optional<ExecCredentialSource> exec = Optional.empty();
     private boolean insecure;
     private String namespace = "default";
     private String source = "explicit configuration";
@@ -290,6 +390,14 @@ public final class KubeConfig {
     /** A bearer token file, re-read when it changes (rotation). */
     public Builder tokenFile(Path file) {
       tokens = TokenSource.file(file);
+      return this;
+    }
+
+    /** Tokens or a client certificate from a kubeconfig's exec plugin, asked when needed. */
+    Builder execCredential(ExecCredentialSource.Plugin plugin) {
+      ExecCredentialSource source = new ExecCredentialSource(plugin, Clock.systemUTC());
+      tokens = source;
+      exec = Optional.of(source);
       return this;
     }
 
@@ -330,6 +438,10 @@ public final class KubeConfig {
         throw new IllegalArgumentException(
             source + ": a client certificate needs an https:// server, not " + server);
       }
+      if (certPem.isPresent() && exec.isPresent()) {
+        throw new IllegalArgumentException(
+            source + ": give a client certificate or an exec plugin, not both");
+      }
       return new KubeConfig(server, tokens, ssl, namespace, source);
     }
 
@@ -351,7 +463,9 @@ public final class KubeConfig {
           trust = tmf.getTrustManagers();
         }
         javax.net.ssl.KeyManager[] keys = null;
-        if (certPem.isPresent()) {
+        if (exec.isPresent()) {
+          keys = new javax.net.ssl.KeyManager[] {exec.get().keyManager()};
+        } else if (certPem.isPresent()) {
           List<X509Certificate> chain =
               Pem.certificates(certPem.get(), source + " client certificate");
           PrivateKey key = Pem.privateKey(keyPem.get(), source + " client key");

@@ -3,6 +3,7 @@ package io.dra4j.runtime.kube;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -26,7 +27,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * kubeconfig and in-cluster configuration against a real HTTPS server that checks client
  * certificates: every PEM key format, CA data and files, relative paths, token rotation, and the
- * refusals (exec, auth-provider, insecure-skip-tls-verify).
+ * exec credential plugins (a real process: tokens, expiry, 401, client certificates, cluster info,
+ * failures), and the refusals (auth-provider, insecure-skip-tls-verify).
  */
 class KubeConfigTest {
   @TempDir static Path shared;
@@ -180,21 +182,235 @@ class KubeConfigTest {
   }
 
   @Test
-  void execAndAuthProviderUsersAreRejectedNamingTheAlternatives() throws Exception {
-    Path exec =
-        kubeconfig(
-            caData(),
-            "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: aws\n");
-    assertThatThrownBy(() -> KubeConfig.fromKubeconfig(exec))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("user \"u\"")
-        .hasMessageContaining("exec credential plugin")
-        .hasMessageContaining("tokenFile")
-        .hasMessageContaining("client-certificate");
+  void authProviderUsersAreRejectedNamingTheAlternatives() throws Exception {
     Path provider = kubeconfig(caData(), "    auth-provider:\n      name: gcp\n");
     assertThatThrownBy(() -> KubeConfig.fromKubeconfig(provider))
-        .hasMessageContaining("auth-provider")
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("user \"u\"")
+        .hasMessageContaining("auth-provider \"gcp\"")
+        .hasMessageContaining("exec credential plugin")
         .hasMessageContaining("tokenFile");
+  }
+
+  // --- exec credential plugins: a real process, a shell script that answers from files ---
+
+  /**
+   * A plugin that counts its runs, records its KUBERNETES_EXEC_INFO, and prints answer-N.json for
+   * its N-th run (else answer.json). Its folder comes from the kubeconfig's exec.env.
+   */
+  private String execUser(String apiVersion, String extra) throws Exception {
+    Path plugin = dir.resolve("plugin");
+    Files.createDirectories(plugin);
+    Path script = plugin.resolve("credential.sh");
+    Files.writeString(
+        script,
+        "#!/bin/sh\n"
+            + "n=$(cat \"$PLUGIN_DIR/count\" 2>/dev/null || echo 0); n=$((n+1))\n"
+            + "echo $n > \"$PLUGIN_DIR/count\"\n"
+            + "printf '%s' \"$KUBERNETES_EXEC_INFO\" > \"$PLUGIN_DIR/info.json\"\n"
+            + "if [ -f \"$PLUGIN_DIR/fail\" ]; then cat \"$PLUGIN_DIR/fail\" >&2; exit 3; fi\n"
+            + "cat \"$PLUGIN_DIR/answer-$n.json\" 2>/dev/null || cat \"$PLUGIN_DIR/answer.json\"\n");
+    script.toFile().setExecutable(true);
+    return "    exec:\n"
+        + "      apiVersion: "
+        + apiVersion
+        + "\n"
+        + "      command: ./plugin/credential.sh\n" // relative to the kubeconfig, like kubectl
+        + "      args: [--cluster, c]\n"
+        + "      env:\n"
+        + "      - {name: PLUGIN_DIR, value: "
+        + plugin
+        + "}\n"
+        + extra;
+  }
+
+  private void answer(String file, String status) throws Exception {
+    Files.writeString(
+        dir.resolve("plugin").resolve(file),
+        "{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\","
+            + "\"status\":{"
+            + status
+            + "}}");
+  }
+
+  private int runs() throws Exception {
+    Path count = dir.resolve("plugin/count");
+    return Files.exists(count) ? Integer.parseInt(Files.readString(count).trim()) : 0;
+  }
+
+  private JsonNode execInfo() throws Exception {
+    return KubeJson.mapper().readTree(Files.readString(dir.resolve("plugin/info.json")));
+  }
+
+  @Test
+  void anExecTokenIsUsedAndKeptUntilItExpires() throws Exception {
+    Path f =
+        kubeconfig(
+            caData(),
+            execUser("client.authentication.k8s.io/v1", "      interactiveMode: Never\n"));
+    answer("answer.json", "\"token\":\"exec-1\",\"expirationTimestamp\":\"2999-01-01T00:00:00Z\"");
+    KubeConfig config = KubeConfig.fromKubeconfig(f);
+    assertThat(runs()).as("the plugin runs when a call needs it, not before").isZero();
+    try (HttpKubeClient c = HttpKubeClient.builder(config).build()) {
+      c.get(Node.TYPE, "", "n1");
+      c.get(Node.TYPE, "", "n1");
+    }
+    assertThat(tls.lastAuthorization.get()).isEqualTo("Bearer exec-1");
+    assertThat(runs()).isEqualTo(1);
+    JsonNode info = execInfo();
+    assertThat(info.path("apiVersion").asText()).isEqualTo("client.authentication.k8s.io/v1");
+    assertThat(info.path("kind").asText()).isEqualTo("ExecCredential");
+    assertThat(info.at("/spec/interactive").asBoolean(true)).isFalse();
+    assertThat(info.at("/spec/cluster").isMissingNode()).as("provideClusterInfo is off").isTrue();
+  }
+
+  @Test
+  void anExpiredCredentialIsAskedForAgain() throws Exception {
+    Path f = kubeconfig(caData(), execUser("client.authentication.k8s.io/v1beta1", ""));
+    Files.writeString(
+        dir.resolve("plugin/answer-1.json"),
+        "{\"apiVersion\":\"client.authentication.k8s.io/v1beta1\",\"kind\":\"ExecCredential\","
+            + "\"status\":{\"token\":\"old\",\"expirationTimestamp\":\"2000-01-01T00:00:00Z\"}}");
+    Files.writeString(
+        dir.resolve("plugin/answer.json"),
+        "{\"apiVersion\":\"client.authentication.k8s.io/v1beta1\",\"kind\":\"ExecCredential\","
+            + "\"status\":{\"token\":\"new\"}}");
+    try (HttpKubeClient c = HttpKubeClient.builder(KubeConfig.fromKubeconfig(f)).build()) {
+      c.get(Node.TYPE, "", "n1");
+      assertThat(tls.lastAuthorization.get()).isEqualTo("Bearer old");
+      c.get(Node.TYPE, "", "n1");
+      assertThat(tls.lastAuthorization.get()).isEqualTo("Bearer new");
+      c.get(Node.TYPE, "", "n1");
+    }
+    assertThat(runs()).as("no expiry: kept until a 401").isEqualTo(2);
+  }
+
+  @Test
+  void aRejectedExecTokenAsksThePluginAgain() throws Exception {
+    Path f =
+        kubeconfig(
+            caData(),
+            execUser("client.authentication.k8s.io/v1", "      interactiveMode: IfAvailable\n"));
+    answer("answer-1.json", "\"token\":\"revoked\"");
+    answer("answer.json", "\"token\":\"fresh\"");
+    tls.requiredToken.set("fresh");
+    try (HttpKubeClient c = HttpKubeClient.builder(KubeConfig.fromKubeconfig(f)).build()) {
+      c.get(Node.TYPE, "", "n1");
+    } finally {
+      tls.requiredToken.set("");
+    }
+    assertThat(tls.lastAuthorization.get()).isEqualTo("Bearer fresh");
+    assertThat(runs()).isEqualTo(2);
+  }
+
+  @Test
+  void anExecClientCertificateIsPresentedAndTheClusterIsDescribedToThePlugin() throws Exception {
+    Path f =
+        kubeconfig(
+            caData()
+                + "    tls-server-name: localhost\n"
+                + "    extensions:\n"
+                + "    - name: client.authentication.k8s.io/exec\n"
+                + "      extension: {audience: dra4j-test}\n",
+            execUser(
+                "client.authentication.k8s.io/v1",
+                "      interactiveMode: Never\n      provideClusterInfo: true\n"));
+    String cert = TlsFixture.certPem(tls.clientEc);
+    String key = TlsFixture.pkcs8Pem(tls.clientEc.getPrivateKey());
+    answer(
+        "answer.json",
+        "\"clientCertificateData\":"
+            + KubeJson.mapper().writeValueAsString(cert)
+            + ",\"clientKeyData\":"
+            + KubeJson.mapper().writeValueAsString(key));
+    assertThat(getNode(KubeConfig.fromKubeconfig(f)).metadata().name()).isEqualTo("n1");
+    assertThat(tls.lastClientSubject.get()).isEqualTo("CN=client-ec");
+    assertThat(tls.lastAuthorization.get()).isEmpty();
+    JsonNode cluster = execInfo().at("/spec/cluster");
+    assertThat(cluster.path("server").asText()).isEqualTo(https.toString());
+    assertThat(cluster.path("tls-server-name").asText()).isEqualTo("localhost");
+    assertThat(cluster.path("certificate-authority-data").asText())
+        .isEqualTo(b64(TlsFixture.certPem(tls.server)));
+    assertThat(cluster.at("/config/audience").asText()).isEqualTo("dra4j-test");
+  }
+
+  @Test
+  void execFailuresNameThePluginTheUserAndWhatItSaid() throws Exception {
+    String v1 = "client.authentication.k8s.io/v1";
+    Path f = kubeconfig(caData(), execUser(v1, "      interactiveMode: Never\n"));
+    Files.writeString(dir.resolve("plugin/fail"), "the session expired: run acme-login");
+    assertThatThrownBy(() -> getNode(KubeConfig.fromKubeconfig(f)))
+        .hasMessageContaining("user \"u\"")
+        .hasMessageContaining("exec credential plugin")
+        .hasMessageContaining("exited with status 3")
+        .hasMessageContaining("run acme-login");
+    Files.delete(dir.resolve("plugin/fail"));
+
+    answer("answer.json", "\"expirationTimestamp\":\"2999-01-01T00:00:00Z\"");
+    assertThatThrownBy(() -> getNode(KubeConfig.fromKubeconfig(f)))
+        .hasMessageContaining("neither status.token nor status.clientCertificateData");
+    Files.writeString(dir.resolve("plugin/answer.json"), "Please log in first.");
+    assertThatThrownBy(() -> getNode(KubeConfig.fromKubeconfig(f)))
+        .hasMessageContaining("did not print an ExecCredential in JSON")
+        .hasMessageContaining("Please log in first.");
+    Files.writeString(
+        dir.resolve("plugin/answer.json"),
+        "{\"apiVersion\":\"client.authentication.k8s.io/v1beta1\",\"kind\":\"ExecCredential\","
+            + "\"status\":{\"token\":\"t\"}}");
+    assertThatThrownBy(() -> getNode(KubeConfig.fromKubeconfig(f)))
+        .hasMessageContaining("apiVersion \"client.authentication.k8s.io/v1beta1\"");
+
+    Path missing =
+        kubeconfig(
+            caData(),
+            "    exec:\n      apiVersion: "
+                + v1
+                + "\n      command: acme-credential-helper-not-installed\n"
+                + "      interactiveMode: Never\n"
+                + "      installHint: install it with 'apt install acme-cli'\n");
+    assertThatThrownBy(() -> getNode(KubeConfig.fromKubeconfig(missing)))
+        .hasMessageContaining("\"acme-credential-helper-not-installed\" could not be started")
+        .hasMessageContaining("apt install acme-cli");
+  }
+
+  @Test
+  void execSettingsAreCheckedWhenTheKubeconfigIsRead() throws Exception {
+    String cmd = "      command: acme\n";
+    assertThatThrownBy(
+            () ->
+                KubeConfig.fromKubeconfig(
+                    kubeconfig(
+                        caData(),
+                        "    exec:\n      apiVersion: client.authentication.k8s.io/v1alpha1\n"
+                            + cmd)))
+        .hasMessageContaining("v1alpha1\" is not supported")
+        .hasMessageContaining("client.authentication.k8s.io/v1,");
+    assertThatThrownBy(
+            () ->
+                KubeConfig.fromKubeconfig(
+                    kubeconfig(
+                        caData(),
+                        "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n" + cmd)))
+        .hasMessageContaining("exec.interactiveMode is required");
+    assertThatThrownBy(
+            () ->
+                KubeConfig.fromKubeconfig(
+                    kubeconfig(
+                        caData(),
+                        "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n"
+                            + cmd
+                            + "      interactiveMode: Always\n")))
+        .hasMessageContaining("no terminal");
+    assertThatThrownBy(
+            () ->
+                KubeConfig.fromKubeconfig(
+                    kubeconfig(
+                        caData(),
+                        "    token: abc\n"
+                            + "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n"
+                            + cmd
+                            + "      interactiveMode: Never\n")))
+        .hasMessageContaining("both exec and token");
   }
 
   @Test
