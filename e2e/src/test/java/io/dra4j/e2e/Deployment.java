@@ -10,10 +10,11 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The fake driver's deployment objects from {@code examples/fake-driver/deploy/}, applied as a
- * platform engineer applies them: Namespace, ServiceAccount, RBAC and the ValidatingAdmissionPolicy
- * that confines the driver to its own node's slices. The DaemonSet is not applied (no kubelet runs
- * pods here; the tests start the driver process themselves) and the DeviceClass is applied by the
- * tests that need it.
+ * platform engineer applies them (the README's {@code kubectl create namespace dra4j-system}, then
+ * the generated files): ServiceAccount, RBAC and the ValidatingAdmissionPolicy that confines the
+ * driver to its own node's slices. The DaemonSet is not applied (no kubelet runs pods here; the
+ * tests start the driver process themselves) and the DeviceClass is applied by the tests that need
+ * it.
  */
 final class Deployment {
   static final String NAMESPACE = "dra4j-system";
@@ -39,6 +40,7 @@ final class Deployment {
 
   static synchronized void ensureApplied(Cluster cluster) {
     if (APPLIED.add(cluster.dir())) {
+      cluster.apply(Resources.namespace(NAMESPACE));
       for (String f : FILES) {
         cluster.apply(read(f));
       }
