@@ -9,7 +9,7 @@ What Maven Central needs, per module that is not marked maven.deploy.skip: its P
 jar module its jar, -sources.jar and -javadoc.jar (each with content of its kind); the name,
 description, URL, license, SCM and developers in the POM or its parent; with --signed, an .asc
 beside every file. dra4j-bom must list exactly the published jar modules, at the parent's version,
-and carry the parent's metadata. Then .ci/bom-consumer (a project outside the reactor that imports
+and carry the parent's metadata (the archetype is published but not a dependency, so not listed). Then .ci/bom-consumer (a project outside the reactor that imports
 the BOM) builds and runs its test with dra4j resolved from the staging folder only.
 """
 
@@ -49,6 +49,8 @@ class Module:
         self.packaging = text(self.pom, "m:packaging") or "jar"
         own = text(self.pom, "m:properties/m:maven.deploy.skip")
         self.skipped = own == "true" if own else bool(parent and parent.skipped)
+        self.java = (directory / "src" / "main" / "java").is_dir()
+        self.archetype = (directory / "src/main/resources/META-INF/maven/archetype-metadata.xml").is_file()
 
     def children(self):
         return [Module(self.dir / m.text.strip(), self) for m in self.pom.findall("m:modules/m:module", NS)]
@@ -93,10 +95,12 @@ def check_module(staging, module, version, signed):
         if signed and not Path(str(path) + ".asc").is_file():
             problem(f"{path.name}: no signature (.asc)")
         if suffix == ".jar":
-            check_zip(path, "classes", lambda n: n.endswith(".class"))
-        elif suffix == "-sources.jar":
+            # An archetype's jar holds its project templates, not classes.
+            wanted = ("classes", lambda n: n.endswith(".class")) if module.java else ("files", lambda n: not n.endswith("/"))
+            check_zip(path, *wanted)
+        elif suffix == "-sources.jar" and module.java:
             check_zip(path, "Java sources", lambda n: n.endswith(".java"))
-        elif suffix == "-javadoc.jar":
+        elif suffix == "-javadoc.jar" and module.java:
             check_zip(path, "javadoc pages", lambda n: n == "index.html")
         elif suffix == ".pom":
             check_pom(path)
@@ -212,7 +216,9 @@ def main():
     for module in modules:
         if module.skipped and (staging / "io" / "dra4j" / module.artifact_id).exists():
             problem(f"{module.artifact_id}: is not published but was staged")
-    check_bom(staging, {m.artifact_id for m in published if m.packaging == "jar"}, root.pom, version)
+    # The BOM lists what a driver depends on: every published jar but the archetype.
+    libraries = {m.artifact_id for m in published if m.packaging == "jar" and not m.archetype}
+    check_bom(staging, libraries, root.pom, version)
     consumer = not problems and not args.no_consumer
     if consumer:
         check_consumer(staging, version)
