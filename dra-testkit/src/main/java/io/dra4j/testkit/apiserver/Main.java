@@ -146,9 +146,11 @@ public final class Main implements Callable<Integer> {
       err.println(
           "kubeconfig "
               + kubeconfig.get()
-              + "; try: kubectl --kubeconfig "
-              + kubeconfig.get()
-              + " get resourceslices,resourceclaims,deviceclasses,nodes");
+              + (allowAnonymous
+                  ? "; try: kubectl --kubeconfig "
+                      + kubeconfig.get()
+                      + " get resourceslices,resourceclaims,deviceclasses,nodes"
+                  : "; kubectl needs --allow-anonymous: it sends no token over plain http"));
     } else {
       err.println(
           "no kubeconfig written (--kubeconfig-out FILE writes one); token " + server.token());

@@ -13,6 +13,7 @@ import io.dra4j.runtime.kube.HttpKubeClient;
 import io.dra4j.runtime.kube.KubeJson;
 import io.dra4j.runtime.kube.ResourceClaim;
 import io.dra4j.runtime.kube.ResourceSlice;
+import io.dra4j.runtime.logging.LineLogging;
 import io.dra4j.testkit.allocator.ClaimDecision;
 import io.dra4j.testkit.allocator.ClusterAllocator;
 import io.dra4j.testkit.apiserver.FakeApiServer;
@@ -29,6 +30,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -126,6 +128,13 @@ public final class DevCommand implements Callable<Integer> {
       description = "a provider setting (repeatable); any other --KEY VALUE is one too")
   Map<String, String> config = new TreeMap<>();
 
+  @Option(
+      names = "--log-level",
+      paramLabel = "LEVEL",
+      description =
+          "error, warn, info, debug or trace: the driver's log on standard error [env: LOG_LEVEL]")
+  String logLevel = LineLogging.DEFAULT_LEVEL.name().toLowerCase(Locale.ROOT);
+
   @CommandLine.Unmatched List<String> unmatched = new ArrayList<>();
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -164,6 +173,7 @@ public final class DevCommand implements Callable<Integer> {
               switch (name) {
                 case "driver-name" -> env.get("DRIVER_NAME");
                 case "node-name" -> env.get("NODE_NAME");
+                case "log-level" -> env.get("LOG_LEVEL");
                 default -> null;
               };
           return fromEnv != null && !fromEnv.isBlank() ? fromEnv : defaults.get(name);
@@ -184,6 +194,8 @@ public final class DevCommand implements Callable<Integer> {
       throw new CommandLine.ParameterException(
           spec.commandLine(), "--driver-name (or DRIVER_NAME) is required, e.g. gpu.example.com");
     }
+    // Before anything logs: the one-line binding, unless the class path brings its own.
+    LineLogging.install(LineLogging.parseLevel(logLevel));
     Map<String, String> settings = new TreeMap<>(config);
     settings.putAll(providerFlags(unmatched));
     String resourceName = extendedResourceName.orElse(driverName + "/device");

@@ -65,10 +65,15 @@ class DevCommandTest {
     assertThat(out.toString(StandardCharsets.UTF_8))
         .contains("--driver-name=NAME", "[env: DRIVER_NAME]")
         .contains("--node-name=NAME", "Default: dev-node")
-        .contains("--claim", "--once", "--dir=DIR", "--config=KEY=VALUE");
+        .contains("--claim", "--once", "--dir=DIR", "--config=KEY=VALUE")
+        .contains("--log-level=LEVEL", "Default: info", "[env: LOG_LEVEL]");
     assertThat(run(Map.of(), "--once")).isEqualTo(2);
     assertThat(err.toString(StandardCharsets.UTF_8)).contains("--driver-name (or DRIVER_NAME)");
     assertThat(run(Map.of("DRIVER_NAME", "gpu.example.com"), "--once", "stray")).isEqualTo(2);
     assertThat(err.toString(StandardCharsets.UTF_8)).contains("unexpected argument \"stray\"");
+    assertThat(run(Map.of("DRIVER_NAME", "gpu.example.com"), "--once", "--log-level", "loud"))
+        .isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .contains("log level \"loud\" must be one of error, warn, info, debug, trace");
   }
 }
