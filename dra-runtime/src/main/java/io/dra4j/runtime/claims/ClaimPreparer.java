@@ -23,6 +23,7 @@ import io.dra4j.runtime.checkpoint.CheckpointListing;
 import io.dra4j.runtime.checkpoint.CheckpointStore;
 import io.dra4j.runtime.checkpoint.ClaimCheckpoint;
 import io.dra4j.runtime.files.AtomicFiles;
+import io.dra4j.runtime.internal.CrashPoints;
 import io.dra4j.runtime.kube.AllocatedDeviceStatus;
 import io.dra4j.runtime.kube.ApplyOptions;
 import io.dra4j.runtime.kube.KubeClient;
@@ -244,6 +245,7 @@ public final class ClaimPreparer implements NodeService, AutoCloseable {
       }
     }
     index.rebuild(remaining);
+    CrashPoints.reach(CrashPoints.RECOVERY_BEFORE_ORPHANS);
     Set<String> keepUids = new HashSet<>();
     Set<String> keepNames = new HashSet<>();
     for (ClaimCheckpoint r : remaining) {
@@ -427,6 +429,7 @@ public final class ClaimPreparer implements NodeService, AutoCloseable {
       }
       ClaimCheckpoint completed = prepareFresh(r);
       applyStatus(r, completed);
+      CrashPoints.reach(CrashPoints.AFTER_STATUS);
       return ClaimPrepareResult.ok(toKubelet(completed));
     } catch (ClaimException e) {
       return ClaimPrepareResult.failed(e.getMessage());
@@ -634,7 +637,9 @@ public final class ClaimPreparer implements NodeService, AutoCloseable {
           why,
           e.toString());
     }
+    CrashPoints.reach(CrashPoints.ROLLBACK_AFTER_PROVIDER);
     removeFiles(rec);
+    CrashPoints.reach(CrashPoints.ROLLBACK_AFTER_FILES);
     store.delete(ref.uid());
     index.release(ref.uid());
     rolledBack.incrementAndGet();
@@ -818,6 +823,7 @@ public final class ClaimPreparer implements NodeService, AutoCloseable {
       }
       CrashPoints.reach(CrashPoints.AFTER_PROVIDER_UNPREPARE);
       removeFiles(rec);
+      CrashPoints.reach(CrashPoints.AFTER_FILES_UNPREPARE);
       store.delete(ref.uid());
       index.release(ref.uid());
       log.info("driver {} claim {}: unprepared", driver, ref);

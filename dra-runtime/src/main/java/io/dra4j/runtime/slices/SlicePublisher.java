@@ -2,6 +2,7 @@ package io.dra4j.runtime.slices;
 
 import io.dra4j.api.provider.Pool;
 import io.dra4j.api.provider.PoolScope;
+import io.dra4j.runtime.internal.CrashPoints;
 import io.dra4j.runtime.kube.Backoff;
 import io.dra4j.runtime.kube.Informer;
 import io.dra4j.runtime.kube.InformerHandler;
@@ -746,16 +747,20 @@ public final class SlicePublisher implements AutoCloseable {
           plan.updates().size(),
           plan.creates().size());
     }
+    // A crash test stops the process after the first of these writes (it blocks there).
     for (ResourceSlice s : plan.deletes()) {
       delete(pool, s);
+      CrashPoints.reach(CrashPoints.PUBLISH_AFTER_FIRST_WRITE);
     }
     for (SyncPlan.Update u : plan.updates()) {
       ResourceSlice stored = update(pool, u.existing().withSpec(u.spec()));
       written(pool, u.index(), layout, u.spec(), stored);
+      CrashPoints.reach(CrashPoints.PUBLISH_AFTER_FIRST_WRITE);
     }
     for (SyncPlan.Create c : plan.creates()) {
       ResourceSlice stored = create(c);
       written(pool, c.index(), layout, c.spec(), stored);
+      CrashPoints.reach(CrashPoints.PUBLISH_AFTER_FIRST_WRITE);
     }
     generations.merge(pool, plan.generation(), Math::max);
     return layout.size();

@@ -1,28 +1,53 @@
 package io.dra4j.testkit.claims;
 
+import io.dra4j.api.device.Device;
+import io.dra4j.api.provider.Pool;
+import io.dra4j.api.status.DeviceStatus;
 import io.dra4j.runtime.claims.ClaimPreparer;
 import io.dra4j.runtime.kube.HttpKubeClient;
 import io.dra4j.runtime.kube.KubeConfig;
 import io.dra4j.runtime.kubelet.KubeletPluginServer;
+import io.dra4j.runtime.slices.SlicePublisher;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
+import java.util.stream.IntStream;
 
 /**
- * A driver process for the crash tests: the pipeline with a {@link TestProvider} (statuses on)
- * behind a real KubeletPluginServer, reading claims from the test's fake API server. Run with
- * {@code -Ddra4j.claims.crashPoint=<point>}; it blocks at that point until killed.
+ * A driver process for the crash matrix. Run with {@code -Ddra4j.claims.crashPoint=<point>}; it
+ * blocks at that point until killed.
  *
- * <p>Arguments: root directory (laid out like {@link ClaimsHarness}), kubeconfig file.
+ * <p>Arguments: mode, root directory (laid out like {@link ClaimsHarness}), kubeconfig file.
+ *
+ * <ul>
+ *   <li>{@code claims}: recovery, then the pipeline with a {@link TestProvider} (statuses on,
+ *       device metadata on) behind a real KubeletPluginServer; prints {@code READY <socket>}.
+ *   <li>{@code publish}: a node-local publisher of {@link #PUBLISHED_DEVICES} devices on node
+ *       {@link #NODE} (two slices).
+ * </ul>
  */
 public final class CrashChild {
+  static final String NODE = "node-a";
+  static final int PUBLISHED_DEVICES = 200;
+
   private CrashChild() {}
 
   public static void main(String[] args) throws Exception {
-    Path root = Path.of(args[0]);
+    Path root = Path.of(args[1]);
     HttpKubeClient client =
-        HttpKubeClient.builder(KubeConfig.fromKubeconfig(Path.of(args[1]))).build();
+        HttpKubeClient.builder(KubeConfig.fromKubeconfig(Path.of(args[2]))).build();
+    if (args[0].equals("publish")) {
+      SlicePublisher publisher =
+          SlicePublisher.builder(client, ClaimsHarness.DRIVER).nodeName(NODE).build().start();
+      publisher.publish(List.of(pool()));
+      System.out.println("PUBLISHING");
+      System.out.flush();
+      System.in.read();
+      publisher.close();
+      return;
+    }
     TestProvider provider = new TestProvider();
-    provider.status = d -> Optional.of(io.dra4j.api.status.DeviceStatus.ready("Ok", "ready"));
+    provider.status = d -> Optional.of(DeviceStatus.ready("Ok", "ready"));
     ClaimPreparer preparer =
         ClaimPreparer.builder()
             .driverName(ClaimsHarness.DRIVER)
@@ -48,5 +73,14 @@ public final class CrashChild {
     System.in.read();
     server.close();
     preparer.close();
+  }
+
+  /** The pool the publish mode publishes, and the test expects to find afterwards. */
+  static Pool pool() {
+    List<Device> devices =
+        IntStream.range(0, PUBLISHED_DEVICES)
+            .mapToObj(i -> Device.builder("gpu-" + i).attribute("index", i).build())
+            .toList();
+    return Pool.of(NODE, devices);
   }
 }

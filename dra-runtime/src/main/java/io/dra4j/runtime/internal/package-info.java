@@ -1,0 +1,5 @@
+/**
+ * Not API: seams the runtime's own tests use across packages. Nothing here is for vendors, and it
+ * may change in any release.
+ */
+package io.dra4j.runtime.internal;
