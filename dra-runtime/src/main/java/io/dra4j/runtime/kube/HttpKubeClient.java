@@ -57,10 +57,29 @@ import org.slf4j.LoggerFactory;
  *       and with a fixed name it would turn success into AlreadyExists.
  * </ul>
  *
+ * <p>Every attempt takes a token, repeats included: the JDK's own silent re-send of a request on a
+ * broken pooled connection is turned off (system property {@value #JDK_ATTEMPTS_PROPERTY} = 1,
+ * unless the JVM set it already), so the server never sees more than the rate limit allows.
+ *
  * <p>A 401 makes the client re-read a rotating token file once and retry if the token changed.
  */
 public final class HttpKubeClient implements KubeClient {
   private static final Logger LOG = LoggerFactory.getLogger(HttpKubeClient.class);
+
+  /** The JDK's bound on the attempts of one {@code HttpClient.send}, redirects and retries. */
+  static final String JDK_ATTEMPTS_PROPERTY = "jdk.httpclient.redirects.retrylimit";
+
+  static {
+    // On its own, the JDK client sends a GET a second time when its pooled connection turns out to
+    // be closed, and any request again after a refused connect. That attempt takes no token from
+    // the rate limit: a driver whose connections are reset went past its QPS (the fault soak saw
+    // it). One attempt per send; every repeat goes through send()'s loop, the limiter and the
+    // backoff. The JDK reads this once per JVM; a value set before (by the vendor) is kept.
+    if (System.getProperty(JDK_ATTEMPTS_PROPERTY) == null) {
+      System.setProperty(JDK_ATTEMPTS_PROPERTY, "1");
+    }
+  }
+
   private static final String JSON = "application/json";
 
   private final KubeConfig config;

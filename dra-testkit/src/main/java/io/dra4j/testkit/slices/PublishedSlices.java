@@ -37,18 +37,30 @@ public final class PublishedSlices {
 
   private final FakeApiServer server;
   private final String driver;
+  private final Optional<String> node;
 
   /** The slices of {@code driver} on {@code server}. */
   public PublishedSlices(FakeApiServer server, String driver) {
+    this(server, driver, Optional.empty());
+  }
+
+  private PublishedSlices(FakeApiServer server, String driver, Optional<String> node) {
     this.server = server;
     this.driver = driver;
+    this.node = node;
+  }
+
+  /** The slices of {@code driver} on {@code server} whose {@code spec.nodeName} is {@code node}. */
+  public static PublishedSlices onNode(FakeApiServer server, String driver, String node) {
+    return new PublishedSlices(server, driver, Optional.of(node));
   }
 
   /** All slices of the driver, by pool, each pool's slices in name order. */
   public Map<String, List<ResourceSlice>> byPool() {
     Map<String, List<ResourceSlice>> out = new TreeMap<>();
     for (ResourceSlice s : server.objects(ResourceSlice.TYPE)) {
-      if (s.spec().driver().equals(driver)) {
+      if (s.spec().driver().equals(driver)
+          && (node.isEmpty() || s.spec().nodeName().equals(node))) {
         out.computeIfAbsent(s.spec().pool().name(), k -> new ArrayList<>()).add(s);
       }
     }
