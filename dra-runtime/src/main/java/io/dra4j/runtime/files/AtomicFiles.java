@@ -3,6 +3,7 @@ package io.dra4j.runtime.files;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
@@ -84,6 +85,9 @@ public final class AtomicFiles {
         } catch (IOException suppressed) {
           e.addSuppressed(suppressed);
         }
+        if (e instanceof IOException io) {
+          throw failed("write", target, io);
+        }
         throw e;
       }
       syncDirectory(dir);
@@ -108,6 +112,8 @@ public final class AtomicFiles {
         syncDirectory(directoryOf(target));
       }
       return existed;
+    } catch (IOException e) {
+      throw failed("remove", target, e);
     } finally {
       lock.unlock();
     }
@@ -172,6 +178,20 @@ public final class AtomicFiles {
     if (parent != null) {
       syncDirectory(parent);
     }
+  }
+
+  /**
+   * The failure as a node operator reads it: what was done to which file and the system's reason
+   * ("cannot write /var/run/cdi/x.json: No space left on device"), whichever step (the temporary
+   * file, the rename, the directory sync) failed. The JDK's own message names the file only for
+   * some errors, and never names the target of an atomic write.
+   */
+  private static IOException failed(String what, Path target, IOException e) {
+    String reason =
+        e instanceof FileSystemException f && f.getReason() != null
+            ? f.getReason()
+            : e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+    return new IOException("cannot " + what + " " + target + ": " + reason, e);
   }
 
   private static Path directoryOf(Path file) {

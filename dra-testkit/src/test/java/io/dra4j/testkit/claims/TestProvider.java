@@ -47,6 +47,9 @@ class TestProvider implements DeviceProvider, TypedConfig {
   volatile boolean failUnprepare;
   volatile Function<AllocatedDevice, Optional<DeviceStatus>> status = d -> Optional.empty();
 
+  /** Characters of an extra variable in every device's edits: a CDI spec that big. */
+  volatile int padding;
+
   /** How long each prepare takes, to widen the window in which calls could overlap. */
   volatile long prepareMillis;
 
@@ -90,6 +93,9 @@ class TestProvider implements DeviceProvider, TypedConfig {
           d.config().map(c -> c instanceof GpuConfig g ? g.sharing() : "nic").orElse("default");
       ContainerEdits.Builder edits =
           ContainerEdits.builder().env("GPU_" + d.device().replace('-', '_'), sharing);
+      if (padding > 0) {
+        edits.env("PADDING", "x".repeat(padding));
+      }
       if (deviceNodes) {
         edits.deviceNode(DeviceNode.required("/dev/" + d.device()));
       }
