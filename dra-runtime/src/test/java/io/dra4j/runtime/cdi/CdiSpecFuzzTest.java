@@ -14,7 +14,6 @@ import io.dra4j.api.claim.ClaimRef;
 import io.dra4j.api.claim.DeviceException;
 import io.dra4j.api.claim.PreparedDevice;
 import io.dra4j.runtime.kube.KubeJson;
-import io.dra4j.runtime.testsupport.FuzzRuns;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -34,8 +33,7 @@ class CdiSpecFuzzTest {
   private static CdiSpecWriter writer;
 
   @AfterAll
-  static void report() throws Exception {
-    FuzzRuns.report(CdiSpecFuzzTest.class);
+  static void cleanUp() throws Exception {
     if (dir != null) {
       io.dra4j.runtime.files.AtomicFiles.deleteTree(dir);
     }
@@ -43,7 +41,6 @@ class CdiSpecFuzzTest {
 
   @FuzzTest
   void write(FuzzedDataProvider data) throws Exception {
-    FuzzRuns.count(CdiSpecFuzzTest.class);
     if (writer == null) {
       dir = Files.createTempDirectory("fuzz-cdi");
       Path dev = Files.createDirectories(dir.resolve("dev"));

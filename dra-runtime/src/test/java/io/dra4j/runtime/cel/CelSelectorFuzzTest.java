@@ -3,9 +3,7 @@ package io.dra4j.runtime.cel;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.dra4j.api.device.Device;
 import io.dra4j.api.device.Quantity;
-import io.dra4j.runtime.testsupport.FuzzRuns;
 import java.nio.charset.StandardCharsets;
-import org.junit.jupiter.api.AfterAll;
 
 /**
  * DeviceClass and claim selectors: any expression either compiles or is refused with a {@link
@@ -25,14 +23,8 @@ class CelSelectorFuzzTest {
           .build();
   private static final CelDevice VIEW = CelDevice.of("gpu.example.com", DEVICE);
 
-  @AfterAll
-  static void report() {
-    FuzzRuns.report(CelSelectorFuzzTest.class);
-  }
-
   @FuzzTest
   void compileAndEvaluate(byte[] input) {
-    FuzzRuns.count(CelSelectorFuzzTest.class);
     String expression = new String(input, StandardCharsets.UTF_8);
     CompiledSelector selector;
     try {

@@ -3,8 +3,6 @@ package io.dra4j.runtime.checkpoint;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import io.dra4j.runtime.testsupport.FuzzRuns;
-import org.junit.jupiter.api.AfterAll;
 
 /**
  * Checkpoint records as read from disk after a crash, a downgrade or corruption: any bytes either
@@ -12,14 +10,9 @@ import org.junit.jupiter.api.AfterAll;
  * error, never another exception.
  */
 class CheckpointFuzzTest {
-  @AfterAll
-  static void report() {
-    FuzzRuns.report(CheckpointFuzzTest.class);
-  }
 
   @FuzzTest
   void decode(byte[] input) throws Exception {
-    FuzzRuns.count(CheckpointFuzzTest.class);
     ClaimCheckpoint record;
     try {
       record = CheckpointCodec.decode(input);

@@ -9,12 +9,10 @@ import io.dra4j.api.provider.TypedConfig;
 import io.dra4j.runtime.kube.DeviceAllocationConfiguration;
 import io.dra4j.runtime.kube.KubeJson;
 import io.dra4j.runtime.kube.OpaqueDeviceConfiguration;
-import io.dra4j.runtime.testsupport.FuzzRuns;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterAll;
 
 /**
  * Opaque device configs as a claim or class carries them: any JSON object either decodes strictly
@@ -68,14 +66,8 @@ class OpaqueConfigFuzzTest {
   static final List<AllocatedDevice> DEVICES =
       List.of(AllocatedDevice.of("gpu", "node-1", "gpu-0"));
 
-  @AfterAll
-  static void report() {
-    FuzzRuns.report(OpaqueConfigFuzzTest.class);
-  }
-
   @FuzzTest
   void decode(byte[] input) {
-    FuzzRuns.count(OpaqueConfigFuzzTest.class);
     JsonNode parameters;
     try {
       parameters = KubeJson.mapper().readTree(input);

@@ -5,22 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import io.dra4j.api.device.Device;
-import io.dra4j.runtime.testsupport.FuzzRuns;
-import org.junit.jupiter.api.AfterAll;
 
 /**
  * A device as it reads from a ResourceSlice (attributes of every type, capacities, taints): any
  * bytes either decode, and then encode and decode again to an equal device, or fail as JSON errors.
  */
 class DeviceAttributeFuzzTest {
-  @AfterAll
-  static void report() {
-    FuzzRuns.report(DeviceAttributeFuzzTest.class);
-  }
 
   @FuzzTest
   void decode(byte[] input) throws Exception {
-    FuzzRuns.count(DeviceAttributeFuzzTest.class);
     Device device;
     try {
       device = KubeJson.mapper().readValue(input, Device.class);

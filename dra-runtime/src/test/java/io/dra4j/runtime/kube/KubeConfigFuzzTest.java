@@ -3,7 +3,6 @@ package io.dra4j.runtime.kube;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import io.dra4j.runtime.testsupport.FuzzRuns;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
@@ -17,8 +16,7 @@ class KubeConfigFuzzTest {
   private static Path file;
 
   @AfterAll
-  static void report() throws Exception {
-    FuzzRuns.report(KubeConfigFuzzTest.class);
+  static void cleanUp() throws Exception {
     if (file != null) {
       Files.deleteIfExists(file);
     }
@@ -26,7 +24,6 @@ class KubeConfigFuzzTest {
 
   @FuzzTest
   void parse(byte[] input) throws Exception {
-    FuzzRuns.count(KubeConfigFuzzTest.class);
     if (file == null) {
       file = Files.createTempFile("fuzz-kubeconfig", ".yaml");
     }

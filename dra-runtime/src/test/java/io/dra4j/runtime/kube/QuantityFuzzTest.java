@@ -4,23 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.dra4j.api.device.Quantity;
-import io.dra4j.runtime.testsupport.FuzzRuns;
 import java.nio.charset.StandardCharsets;
-import org.junit.jupiter.api.AfterAll;
 
 /**
  * Quantity parsing: any text either parses, and then reads back equal from what it prints and from
  * its JSON, or is refused with an IllegalArgumentException that quotes it.
  */
 class QuantityFuzzTest {
-  @AfterAll
-  static void report() {
-    FuzzRuns.report(QuantityFuzzTest.class);
-  }
 
   @FuzzTest
   void parse(byte[] input) throws Exception {
-    FuzzRuns.count(QuantityFuzzTest.class);
     String text = new String(input, StandardCharsets.UTF_8);
     Quantity q;
     try {

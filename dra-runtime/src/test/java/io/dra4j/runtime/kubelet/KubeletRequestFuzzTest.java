@@ -6,7 +6,6 @@ import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.dra4j.api.claim.ClaimRef;
 import io.dra4j.runtime.files.AtomicFiles;
-import io.dra4j.runtime.testsupport.FuzzRuns;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
@@ -89,7 +88,6 @@ class KubeletRequestFuzzTest {
 
   @AfterAll
   static void tearDown() throws Exception {
-    FuzzRuns.report(KubeletRequestFuzzTest.class);
     if (channel != null) {
       TestChannels.close(channel);
       server.close();
@@ -111,7 +109,6 @@ class KubeletRequestFuzzTest {
 
   @FuzzTest
   void request(FuzzedDataProvider data) throws Exception {
-    FuzzRuns.count(KubeletRequestFuzzTest.class);
     if (server == null) {
       start();
     }
