@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class DeviceJsonTest {
@@ -31,6 +32,31 @@ class DeviceJsonTest {
                 + "\"taints\":[{\"key\":\"gpu.example.com/unhealthy\",\"value\":\"XID79\","
                 + "\"effect\":\"NoSchedule\"}]}");
     assertThat(mapper.treeToValue(json, Device.class)).isEqualTo(d);
+  }
+
+  @Test
+  void counterConsumptionCarriesCompatibilityGroupsInTheirOrder() throws Exception {
+    Device d =
+        Device.builder("gpu-0-mig-0")
+            .consumesCounters(
+                new DeviceCounterConsumption(
+                    "gpu-0-counters",
+                    Map.of("memory", Counter.of(Quantity.parse("1Gi"))),
+                    List.of("mig", "any")))
+            .build();
+    JsonNode json = mapper.valueToTree(d);
+    assertThat(json.toString())
+        .isEqualTo(
+            "{\"name\":\"gpu-0-mig-0\",\"consumesCounters\":[{\"counterSet\":\"gpu-0-counters\","
+                + "\"counters\":{\"memory\":{\"value\":\"1Gi\"}},"
+                + "\"compatibilityGroups\":[\"mig\",\"any\"]}]}");
+    assertThat(mapper.treeToValue(json, Device.class)).isEqualTo(d);
+    // No groups: the field is left out, as the API server leaves it out.
+    DeviceCounterConsumption plain =
+        new DeviceCounterConsumption("s", Map.of("c", Counter.of(Quantity.of(1))));
+    assertThat(mapper.valueToTree(plain).has("compatibilityGroups")).isFalse();
+    assertThat(mapper.readValue("{\"counterSet\":\"s\"}", DeviceCounterConsumption.class))
+        .isEqualTo(new DeviceCounterConsumption("s", Map.of()));
   }
 
   @Test

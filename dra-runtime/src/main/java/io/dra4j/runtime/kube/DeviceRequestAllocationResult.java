@@ -23,7 +23,7 @@ import java.util.Optional;
  * @param shareID lower-case UUID, only for devices that allow multiple allocations
  * @param consumedCapacity for multi-allocatable devices: every capacity, possibly 0
  * @param skipNodeOperations copied from the slice (Kubernetes 1.37+)
- * @param unknownFields fields of newer API versions (e.g. compatibilityGroups)
+ * @param unknownFields fields of newer API versions, kept so a read-modify-write loses nothing
  */
 @OmitEmpty
 public record DeviceRequestAllocationResult(

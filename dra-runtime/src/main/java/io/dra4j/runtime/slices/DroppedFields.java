@@ -2,6 +2,7 @@ package io.dra4j.runtime.slices;
 
 import io.dra4j.api.device.Device;
 import io.dra4j.api.device.DeviceAttribute;
+import io.dra4j.api.device.DeviceCounterConsumption;
 import io.dra4j.runtime.kube.ResourceSliceSpec;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -27,6 +28,7 @@ public record DroppedFields(List<String> disabledFeatures) {
   public static final String CONSUMABLE_CAPACITY = "DRAConsumableCapacity";
   public static final String LIST_TYPE_ATTRIBUTES = "DRAListTypeAttributes";
   public static final String NODE_ALLOCATABLE_RESOURCES = "DRANodeAllocatableResources";
+  public static final String COMPATIBILITY_GROUPS = "DRADeviceCompatibilityGroups";
   public static final String UNKNOWN = "unknown";
 
   public DroppedFields {
@@ -87,6 +89,9 @@ public record DroppedFields(List<String> disabledFeatures) {
       if (s.nodeAllocatableResources().size() > t.nodeAllocatableResources().size()) {
         gates.add(NODE_ALLOCATABLE_RESOURCES);
       }
+      if (compatibilityGroupsDropped(s, t)) {
+        gates.add(COMPATIBILITY_GROUPS);
+      }
     }
     if (gates.isEmpty()) {
       gates.add(UNKNOWN);
@@ -101,6 +106,23 @@ public record DroppedFields(List<String> disabledFeatures) {
                 e.getValue().requestPolicy().isPresent()
                     && (stored.capacity().get(e.getKey()) == null
                         || stored.capacity().get(e.getKey()).requestPolicy().isEmpty()));
+  }
+
+  /** Groups sent on a consumption that the server stored without them. */
+  private static boolean compatibilityGroupsDropped(Device sent, Device stored) {
+    for (DeviceCounterConsumption c : sent.consumesCounters()) {
+      if (c.compatibilityGroups().isEmpty()) {
+        continue;
+      }
+      boolean kept =
+          stored.consumesCounters().stream()
+              .anyMatch(
+                  t -> t.counterSet().equals(c.counterSet()) && !t.compatibilityGroups().isEmpty());
+      if (!kept) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static boolean listAttributeDropped(Device sent, Device stored) {

@@ -29,6 +29,12 @@ public final class Limits {
   /** Counters per {@code consumesCounters} entry (1.35+; 1.34: 32 per device). */
   public static final int MAX_COUNTERS_PER_CONSUMPTION = 32;
 
+  /**
+   * Compatibility groups per {@code consumesCounters} entry (1.37, {@code
+   * DeviceCompatibilityGroupsMaxSize}).
+   */
+  public static final int MAX_COMPATIBILITY_GROUPS = 2;
+
   /** Attributes plus capacities per device. */
   public static final int MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE = 32;
 

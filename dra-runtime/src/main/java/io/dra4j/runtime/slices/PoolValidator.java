@@ -632,6 +632,26 @@ public final class PoolValidator {
                     + ")");
           }
         }
+        compatibilityGroups(path + ".compatibilityGroups", c.compatibilityGroups());
+      }
+    }
+
+    /** KEP-5963: at most 2 distinct DNS labels per consumption (declarative API validation). */
+    private void compatibilityGroups(String path, List<String> groups) {
+      if (groups.size() > Limits.MAX_COMPATIBILITY_GROUPS) {
+        r.error(
+            dev,
+            path,
+            "has " + groups.size() + " groups, the limit is " + Limits.MAX_COMPATIBILITY_GROUPS);
+      }
+      for (int i = 0; i < groups.size(); i++) {
+        String g = groups.get(i);
+        for (String p : KubeNames.dnsLabel(g)) {
+          r.error(dev, path + "[" + i + "]", "group \"" + g + "\" " + p);
+        }
+        if (groups.indexOf(g) < i) {
+          r.error(dev, path + "[" + i + "]", "duplicate group \"" + g + "\"");
+        }
       }
     }
 

@@ -159,6 +159,21 @@ class DroppedFieldsTest {
   }
 
   @Test
+  void droppedCompatibilityGroups() {
+    // kube-apiserver with DRADeviceCompatibilityGroups off keeps the consumption, drops the groups.
+    Map<String, Counter> c = Map.of("memory", Counter.of(Quantity.parse("1Gi")));
+    Device sent =
+        base("a").toBuilder()
+            .consumesCounters(new DeviceCounterConsumption("s", c, List.of("mig")))
+            .build();
+    Device stored =
+        base("a").toBuilder().consumesCounters(new DeviceCounterConsumption("s", c)).build();
+    assertThat(DroppedFields.detect(spec(sent), spec(stored)).orElseThrow().disabledFeatures())
+        .containsExactly("DRADeviceCompatibilityGroups");
+    assertThat(DroppedFields.detect(spec(sent), spec(sent))).isEmpty();
+  }
+
+  @Test
   void anUnexplainedDifferenceIsReportedAsUnknown() {
     Device stored = base("a").toBuilder().attribute("model", "y").build();
     assertThat(DroppedFields.detect(spec(base("a")), spec(stored)).orElseThrow().disabledFeatures())

@@ -590,6 +590,51 @@ class PoolValidatorTest {
   }
 
   @Nested
+  class CompatibilityGroups {
+    // The same rules as kube-apiserver v1.37.2, which answers for these three:
+    // "Too many: 3: must have at most 2 items", "Duplicate value", "a lowercase RFC 1123 label".
+    Device withGroups(String name, List<String> groups) {
+      return gpu(name)
+          .consumesCounters(
+              new DeviceCounterConsumption("gpu-0", Map.of("memory", Counter.of(q("1"))), groups))
+          .build();
+    }
+
+    Pool pool(Device... devices) {
+      CounterSet set = new CounterSet("gpu-0", Map.of("memory", Counter.of(q("2"))));
+      return new Pool("node-1", List.of(devices), List.of(set), PoolScope.node());
+    }
+
+    @Test
+    void atMostTwoDistinctLabelsPerConsumption() {
+      Pool p =
+          pool(
+              withGroups("mig-0", List.of("mig", "vgpu", "mps")),
+              withGroups("mig-1", List.of("mig", "mig")),
+              withGroups("mig-2", List.of("Bad_Name", "")));
+      assertThat(errors(p))
+          .containsExactly(
+              "pool \"node-1\", device \"mig-0\": consumesCounters[0].compatibilityGroups: has 3"
+                  + " groups, the limit is 2",
+              "pool \"node-1\", device \"mig-1\": consumesCounters[0].compatibilityGroups[1]:"
+                  + " duplicate group \"mig\"",
+              "pool \"node-1\", device \"mig-2\": consumesCounters[0].compatibilityGroups[0]:"
+                  + " group \"Bad_Name\" must be a lower-case RFC 1123 label (a-z, 0-9 and '-',"
+                  + " starting and ending with an alphanumeric character)",
+              "pool \"node-1\", device \"mig-2\": consumesCounters[0].compatibilityGroups[1]:"
+                  + " group \"\" must not be empty");
+    }
+
+    @Test
+    void validGroupsPassWithoutWarnings() {
+      Pool p =
+          pool(withGroups("mig-0", List.of("mig")), withGroups("vgpu-0", List.of("vgpu", "x")));
+      assertThat(errors(p)).isEmpty();
+      assertThat(warnings(p)).isEmpty();
+    }
+  }
+
+  @Nested
   class BindingConditions {
     @Test
     void rules() {
@@ -919,12 +964,12 @@ class PoolValidatorTest {
             null,
             false,
             null,
-            Map.of("compatibilityGroups", List.of("a")));
+            Map.of("futureField", List.of("a")));
     Pool p = pool(d);
     assertThat(errors(p)).isEmpty();
     assertThat(warnings(p)).hasSize(1);
     assertThat(warnings(p).get(0))
-        .startsWith("pool \"node-1\", device \"gpu-0\": compatibilityGroups: is not");
+        .startsWith("pool \"node-1\", device \"gpu-0\": futureField: is not");
   }
 
   /** Helpers to build long lists. */
