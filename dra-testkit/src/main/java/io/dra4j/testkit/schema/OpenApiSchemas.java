@@ -66,7 +66,7 @@ public final class OpenApiSchemas {
     }
   }
 
-  /** The schemas of resource.k8s.io/v1 (Kubernetes 1.37 development state), loaded once. */
+  /** The schemas of resource.k8s.io/v1 as Kubernetes v1.37.2 publishes them, loaded once. */
   public static OpenApiSchemas resourceV1() {
     return ResourceV1.INSTANCE;
   }
