@@ -33,7 +33,12 @@ import java.util.function.Supplier;
  *   <li>Consumable capacity: a share ID per allocation of a multi-allocatable device, consumed
  *       capacity rounded by the device's request policy, remaining capacity checked.
  *   <li>Partitionable devices: a device drawing counters fits only while its pool's counter sets
- *       cover it together with every other allocated device of the pool.
+ *       cover it together with every other allocated device of the pool, and while its
+ *       compatibility groups (KEP-5963) have one in common with every device on the same counter
+ *       set (devices without groups only go with devices without groups). The groups of devices
+ *       other claims hold are read from the slices, as the scheduler does. The gate is taken as on:
+ *       a scheduler with {@code DRADeviceCompatibilityGroups} off ignores slices with groups and so
+ *       the pool, which this allocator does not imitate.
  *   <li>Constraints: matchAttribute (scalar, or non-empty intersection of list values) and
  *       distinctAttribute; the search backtracks to find a combination, first found wins.
  *   <li>Result: results in request order, tolerations and binding (failure) conditions copied,

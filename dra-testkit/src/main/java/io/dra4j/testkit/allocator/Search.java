@@ -77,6 +77,8 @@ final class Search {
   private final Map<DeviceKey, Map<String, BigDecimal>> capacity = new HashMap<>();
   private final Map<Pool, Map<String, Map<String, BigDecimal>>> available = new HashMap<>();
   private final Map<Pool, Map<String, Map<String, BigDecimal>>> consumed = new HashMap<>();
+  private final Map<Pool, Map<String, GroupIntersection>> allocatedGroups = new HashMap<>();
+  private final Map<Pool, Map<String, GroupIntersection>> placedGroups = new HashMap<>();
   private long attempts;
   private boolean budgetExceeded;
 
@@ -87,7 +89,8 @@ final class Search {
       boolean shared,
       Map<String, Quantity> consumedCapacity,
       Map<String, BigDecimal> qualifiedCapacity,
-      boolean countersTaken) {}
+      boolean countersTaken,
+      Map<String, GroupIntersection> groupsBefore) {}
 
   /** Thrown while preparing: the claim cannot be allocated at all. */
   private static final class Refusal extends Exception {
@@ -420,8 +423,9 @@ final class Search {
     if (!fit.fits()) {
       return false;
     }
+    // A device already in use (a further share) drew its counters and joined its groups then.
     boolean takeCounters = !device.consumesCounters().isEmpty() && !inUseAnyhow(key);
-    if (takeCounters && !countersFit(c, true).isEmpty()) {
+    if (takeCounters && (!groupsFit(c, true).isEmpty() || !countersFit(c, true).isEmpty())) {
       return false;
     }
     String subRequest = w.subRequest;
@@ -433,8 +437,10 @@ final class Search {
         return false;
       }
     }
+    Map<String, GroupIntersection> groupsBefore = Map.of();
     if (takeCounters) {
       takeCounters(c, BigDecimal.ONE);
+      groupsBefore = joinGroups(c);
     }
     uses.merge(key, 1, Integer::sum);
     Map<String, Quantity> consumedCapacity = Map.of();
@@ -445,7 +451,8 @@ final class Search {
     } else {
       exclusive.merge(key, 1, Integer::sum);
     }
-    placed.push(new Placed(w, c, multi, consumedCapacity, fit.qualified(), takeCounters));
+    placed.push(
+        new Placed(w, c, multi, consumedCapacity, fit.qualified(), takeCounters, groupsBefore));
     return true;
   }
 
@@ -457,6 +464,7 @@ final class Search {
     DeviceKey key = p.candidate().key;
     if (p.countersTaken()) {
       takeCounters(p.candidate(), BigDecimal.ONE.negate());
+      placedGroups.get(p.candidate().pool).putAll(p.groupsBefore());
     }
     uses.merge(key, -1, Integer::sum);
     if (p.shared()) {
@@ -549,6 +557,74 @@ final class Search {
               (name, counter) ->
                   set.merge(name, counter.value().value().multiply(sign), BigDecimal::add));
     }
+  }
+
+  /**
+   * Empty when the device's compatibility groups fit with every device on the counter sets it draws
+   * from (allocated to other claims, and with {@code withPlaced} placed by this search); else why
+   * not.
+   */
+  private String groupsFit(Candidate c, boolean withPlaced) {
+    Map<String, GroupIntersection> on =
+        withPlaced ? groupsPlaced(c.pool) : groupsOfAllocated(c.pool);
+    for (DeviceCounterConsumption draw : c.device.consumesCounters()) {
+      GroupIntersection g = on.getOrDefault(draw.counterSet(), GroupIntersection.EMPTY);
+      if (!g.admits(draw.compatibilityGroups())) {
+        return "counter set \""
+            + draw.counterSet()
+            + "\" is in use by "
+            + g.describe()
+            + ", the device is "
+            + (draw.compatibilityGroups().isEmpty()
+                ? "in none"
+                : "in " + draw.compatibilityGroups());
+      }
+    }
+    return "";
+  }
+
+  /** Adds the device's groups to its counter sets; returns the values before, to undo it. */
+  private Map<String, GroupIntersection> joinGroups(Candidate c) {
+    Map<String, GroupIntersection> on = groupsPlaced(c.pool);
+    Map<String, GroupIntersection> before = new HashMap<>();
+    for (DeviceCounterConsumption draw : c.device.consumesCounters()) {
+      GroupIntersection g = on.getOrDefault(draw.counterSet(), GroupIntersection.EMPTY);
+      before.putIfAbsent(draw.counterSet(), g);
+      on.put(draw.counterSet(), g.plus(draw.compatibilityGroups()));
+    }
+    return before;
+  }
+
+  private Map<String, GroupIntersection> groupsPlaced(Pool pool) {
+    return placedGroups.computeIfAbsent(pool, p -> new HashMap<>(groupsOfAllocated(p)));
+  }
+
+  /**
+   * Per counter set, the groups of the pool's devices that other claims hold, read from the slices
+   * as the scheduler does (it keeps no copy in the claims).
+   */
+  private Map<String, GroupIntersection> groupsOfAllocated(Pool pool) {
+    return allocatedGroups.computeIfAbsent(
+        pool,
+        p -> {
+          Map<String, GroupIntersection> on = new HashMap<>();
+          for (List<ResourceSlice> group : List.of(p.deviceSlices, p.otherDeviceSlices)) {
+            for (ResourceSlice s : group) {
+              for (Device d : s.spec().devices()) {
+                if (!state.inUse(new DeviceKey(p.driver, p.name, d.name()))) {
+                  continue;
+                }
+                for (DeviceCounterConsumption draw : d.consumesCounters()) {
+                  on.merge(
+                      draw.counterSet(),
+                      GroupIntersection.EMPTY.plus(draw.compatibilityGroups()),
+                      (old, unused) -> old.plus(draw.compatibilityGroups()));
+                }
+              }
+            }
+          }
+          return on;
+        });
   }
 
   /** The pool's counters minus what devices allocated by other claims draw. */
@@ -791,10 +867,9 @@ final class Search {
         }
         matching++;
         Optional<DeviceTaint> taint = untoleratedTaint(w, c.device);
-        String counters =
-            c.device.consumesCounters().isEmpty() || state.inUse(c.key)
-                ? ""
-                : countersFit(c, false);
+        boolean draws = !c.device.consumesCounters().isEmpty() && !state.inUse(c.key);
+        String groupsProblem = draws ? groupsFit(c, false) : "";
+        String counters = draws ? countersFit(c, false) : "";
         if (!w.adminAccess && state.exclusivelyAllocated().contains(c.key)) {
           why = "in use by another claim";
         } else if (taint.isPresent()) {
@@ -810,6 +885,9 @@ final class Search {
         } else if (!capacityFit.fits()) {
           why = "without enough capacity";
           example = c.key + " " + capacityFit.reason();
+        } else if (!groupsProblem.isEmpty()) {
+          why = "with incompatible compatibility groups";
+          example = c.key + ": " + groupsProblem;
         } else if (!counters.isEmpty()) {
           why = "without enough shared counters";
           example = c.key + ": " + counters;
