@@ -1,5 +1,6 @@
 package io.dra4j.runtime;
 
+import io.dra4j.api.binding.DeviceBinding;
 import io.dra4j.api.device.Device;
 import io.dra4j.api.device.TaintEffect;
 import io.dra4j.api.health.HealthReporting;
@@ -8,6 +9,7 @@ import io.dra4j.api.provider.DeviceProvider;
 import io.dra4j.api.provider.Inventory;
 import io.dra4j.api.provider.Pool;
 import io.dra4j.api.provider.ProviderContext;
+import io.dra4j.runtime.claims.BindingController;
 import io.dra4j.runtime.claims.ClaimPreparer;
 import io.dra4j.runtime.claims.ClaimStats;
 import io.dra4j.runtime.claims.RecoveryReport;
@@ -97,6 +99,7 @@ public final class DraDriver implements AutoCloseable {
   private volatile SlicePublisher publisher;
   private volatile ClaimPreparer preparer;
   private volatile KubeletPluginServer server;
+  private volatile BindingController binding;
 
   // Touched on the inventory thread only, except reads for status.
   private volatile Optional<List<Pool>> discovered = Optional.empty();
@@ -421,6 +424,27 @@ public final class DraDriver implements AutoCloseable {
     pools = guard.filter(pools);
     published = pools;
     publisher.publish(pools);
+    startBindingIfNeeded(pools);
+  }
+
+  /**
+   * Binding conditions need a watch on every claim of the cluster: started only once this driver
+   * publishes a device with binding conditions and its provider reports them. Runs on the inventory
+   * thread.
+   */
+  private void startBindingIfNeeded(List<Pool> pools) {
+    if (binding != null || !(settings.provider instanceof DeviceBinding provider)) {
+      return;
+    }
+    boolean needed =
+        pools.stream()
+            .flatMap(p -> p.devices().stream())
+            .anyMatch(d -> !d.bindingConditions().isEmpty());
+    if (needed) {
+      binding =
+          BindingController.start(
+              settings.driverName, settings.nodeName, settings.kubeClient, provider);
+    }
   }
 
   private Optional<Device> lookup(String pool, String device) {
@@ -580,6 +604,7 @@ public final class DraDriver implements AutoCloseable {
     }
     closeQuietly(guard);
     closeQuietly(publisher);
+    closeQuietly(binding);
     // The provider first: its health monitor still reports into the hub until it stops.
     closeQuietly(settings.provider);
     health.ifPresent(DraDriver::closeQuietly);

@@ -44,6 +44,11 @@ final class DeviceStatuses {
 
   private DeviceStatuses() {}
 
+  /** Whether {@code reason} is a valid condition reason. */
+  static boolean isReason(String reason) {
+    return reason.length() <= 1024 && REASON.matcher(reason).matches();
+  }
+
   /**
    * Checks a provider's status of one device.
    *

@@ -710,6 +710,17 @@ public final class PoolValidator {
             ok.isEmpty() ? "bindingConditions" : "bindingFailureConditions",
             "bindingConditions and bindingFailureConditions must be set together");
       }
+      boolean onOneNode =
+          scope == PoolScope.Kind.NODE
+              || (scope == PoolScope.Kind.PER_DEVICE && d.nodeName().isPresent());
+      if (!ok.isEmpty() && !onOneNode && !d.bindsToNode()) {
+        r.warn(
+            dev,
+            "bindingConditions",
+            "the device is not on one node and does not set bindsToNode: its allocations are not"
+                + " pinned to a node, so no node's driver reports its binding conditions; set"
+                + " bindsToNode");
+      }
     }
 
     private void conditionList(String field, List<String> conditions) {

@@ -3,6 +3,7 @@ package io.dra4j.testkit.allocator;
 import io.dra4j.runtime.kube.AllocationResult;
 import io.dra4j.runtime.kube.DeviceClass;
 import io.dra4j.runtime.kube.DeviceRequest;
+import io.dra4j.runtime.kube.DeviceRequestAllocationResult;
 import io.dra4j.runtime.kube.KubeClient;
 import io.dra4j.runtime.kube.KubeException;
 import io.dra4j.runtime.kube.ListOptions;
@@ -13,6 +14,7 @@ import io.dra4j.runtime.kube.OwnerReference;
 import io.dra4j.runtime.kube.Pod;
 import io.dra4j.runtime.kube.ResourceClaim;
 import io.dra4j.runtime.kube.ResourceClaimConsumerReference;
+import io.dra4j.runtime.kube.ResourceClaimStatus;
 import io.dra4j.runtime.kube.ResourceSlice;
 import java.time.Clock;
 import java.time.temporal.ChronoUnit;
@@ -38,6 +40,13 @@ import org.slf4j.LoggerFactory;
  * it read the claim again and retry (re-allocating only in {@link #allocateClaim}, where nothing
  * else was decided yet).
  *
+ * <p>Binding conditions (KEP-5007) hold the pod back as PreBind does: while a device's binding
+ * conditions are not all {@code True} in the claim's {@code status.devices}, {@link #schedulePod}
+ * leaves the claims allocated and reserved, does not bind, and says {@value
+ * #WAITING_FOR_BINDING}...; a later call binds once they are, and a {@code True} failure condition
+ * deallocates the claim instead. The scheduler's timeout (10 minutes after {@code
+ * allocationTimestamp}) is not modelled.
+ *
  * <p>Not done: claims from ResourceClaimTemplates are not generated (that is the resourceclaim
  * controller's job; a pod whose {@code status.resourceClaimStatuses} names the generated claim
  * works), DeviceTaintRules are not applied, and several claims of a pod are allocated one after the
@@ -47,6 +56,12 @@ public final class ClusterAllocator {
 
   /** The finalizer built-in controllers put on claims they allocate. */
   public static final String FINALIZER = "resource.kubernetes.io/delete-protection";
+
+  /**
+   * How the reason of a pod that waits in PreBind starts: a device's binding conditions are not all
+   * {@code True} yet. Its claims stay allocated and reserved; call {@link #schedulePod} again.
+   */
+  public static final String WAITING_FOR_BINDING = "waiting for binding conditions: ";
 
   /** {@code ResourceClaimReservedForMaxSize}. */
   static final int MAX_RESERVED_FOR = 256;
@@ -298,6 +313,29 @@ public final class ClusterAllocator {
       stored.add(written);
       extendedStored = Optional.of(written);
       pod = writePodStatus(pod, written.metadata().name(), mappings, steps);
+    }
+    // 4. PreBind waits for binding conditions (KEP-5007) before the pod is bound.
+    for (int i = 0; i < stored.size(); i++) {
+      ResourceClaim claim = stored.get(i);
+      Optional<String> failure = bindingFailure(claim);
+      if (failure.isPresent()) {
+        ResourceClaim cleared =
+            client.updateStatus(
+                ResourceClaim.TYPE,
+                // As the scheduler deallocates: allocation, reservations and device status go.
+                claim.withStatus(
+                    new ResourceClaimStatus(
+                        Optional.empty(), List.of(), List.of(), claim.status().unknownFields())));
+        steps.add(new Step("updateStatus", ref(cleared), "deallocated: " + failure.get()));
+        return failed(
+            pod, nodeName, failure.get() + "; the claim was deallocated, schedule again", steps);
+      }
+      Optional<String> waiting = bindingPending(claim);
+      if (waiting.isPresent()) {
+        String reason = WAITING_FOR_BINDING + waiting.get();
+        steps.add(new Step("wait", ref(claim), reason));
+        return new PodDecision(pod, nodeName, false, reason, stored, extendedStored, steps);
+      }
     }
     pod = bind(pod, nodeName, steps);
     return new PodDecision(pod, nodeName, true, "", stored, extendedStored, steps);
@@ -612,6 +650,57 @@ public final class ClusterAllocator {
     return claims.stream()
         .filter(c -> c.metadata().namespace().equals(namespace) && c.metadata().name().equals(name))
         .findFirst();
+  }
+
+  /** A binding failure condition that is {@code True}, if any. */
+  private static Optional<String> bindingFailure(ResourceClaim claim) {
+    for (DeviceRequestAllocationResult r : results(claim)) {
+      for (String c : r.bindingFailureConditions()) {
+        if (conditionTrue(claim, r, c)) {
+          return Optional.of(
+              "binding failure condition "
+                  + c
+                  + " of device "
+                  + r.pool()
+                  + "/"
+                  + r.device()
+                  + " is True");
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** The binding conditions that are not {@code True} yet, if any. */
+  private static Optional<String> bindingPending(ResourceClaim claim) {
+    List<String> pending = new ArrayList<>();
+    for (DeviceRequestAllocationResult r : results(claim)) {
+      for (String c : r.bindingConditions()) {
+        if (!conditionTrue(claim, r, c)) {
+          pending.add(c + " of " + r.pool() + "/" + r.device());
+        }
+      }
+    }
+    return pending.isEmpty() ? Optional.empty() : Optional.of(String.join(", ", pending));
+  }
+
+  private static List<DeviceRequestAllocationResult> results(ResourceClaim claim) {
+    return claim.status().allocation().map(a -> a.devices().results()).orElse(List.of());
+  }
+
+  private static boolean conditionTrue(
+      ResourceClaim claim, DeviceRequestAllocationResult r, String type) {
+    // The first entry of the device, whatever its share ID: how the v1.37.2 scheduler looks it up.
+    return claim.status().devices().stream()
+        .filter(
+            d ->
+                d.driver().equals(r.driver())
+                    && d.pool().equals(r.pool())
+                    && d.device().equals(r.device()))
+        .findFirst()
+        .map(d -> d.conditions().stream())
+        .orElse(java.util.stream.Stream.empty())
+        .anyMatch(c -> c.type().equals(type) && c.status().equals("True"));
   }
 
   private static boolean reserved(ResourceClaim claim, String uid) {
