@@ -1,5 +1,8 @@
 package io.dra4j.fake;
 
+import io.dra4j.api.binding.BindingRequest;
+import io.dra4j.api.binding.BindingStatus;
+import io.dra4j.api.binding.DeviceBinding;
 import io.dra4j.api.cdi.ContainerEdits;
 import io.dra4j.api.cdi.DeviceNode;
 import io.dra4j.api.claim.AllocatedDevice;
@@ -56,12 +59,26 @@ import java.util.concurrent.TimeUnit;
  *       {@code <dev>-counters} ({@code memory}, {@code compute} = N) and N devices {@code
  *       <dev>-part-<i>} drawing 1/N of it (memory rounded down to whole Mi); the full device
  *       draws all of it (KEP-4815). 0 to 64.</td></tr>
+ *   <tr><td>{@value #CONFIG_PARTITION_MODES}</td><td>none</td><td>e.g. {@code mig,vgpu}: ways
+ *       to partition that exclude each other on one device (KEP-5963). Each device gets its
+ *       partitions once per mode, {@code <dev>-<mode>-<i>} with attribute {@code mode}, all
+ *       drawing from the device's counter set in compatibility group {@code <mode>}: the counters
+ *       would allow a mix, the groups do not, and prepare refuses a partition while one of another
+ *       mode of the same device is prepared, as hardware would. Needs partitions; at most 4 modes
+ *       of at most 20 characters.</td></tr>
  *   <tr><td>{@value #CONFIG_CONSUMABLE}</td><td>false</td><td>true: devices allow multiple
  *       allocations and {@code memory} has a request policy with {@code validRange} min = step =
  *       default = 1Gi (half the memory below 2Gi). Not with partitions.</td></tr>
+ *   <tr><td>{@value #CONFIG_FRACTIONAL_COMPUTE}</td><td>false</td><td>true (with consumable):
+ *       shared devices also have capacity {@code compute} = 1 handed out in fractions
+ *       (KEP-5075 fractional ranges, Kubernetes 1.37): {@code validRange} min = default = 100m,
+ *       step 50m, max 1</td></tr>
  *   <tr><td>{@value #CONFIG_PCI_BUS_IDS}</td><td>none</td><td>{@code fake}: device i gets the
  *       standard {@code pciBusID} {@code 0000:<i+1>:00.0} (hex); or a comma list of real
- *       addresses, one per device, so spi-numa shows a real host's topology</td></tr>
+ *       addresses, one per device, so spi-numa shows a real host's topology. A device made of
+ *       several PCI functions joins them with {@code +} (primary first); it then lists them all
+ *       in {@code pciBusID}, which spi-numa turns into the primary address plus the list forms of
+ *       {@code pcieRoot} and {@code numaNode}</td></tr>
  *   <tr><td>{@value #CONFIG_DEVICE_NODES}</td><td>none</td><td>a host device such as {@code
  *       /dev/null}, injected as the required device node {@code /dev/fake-<device>} of every
  *       prepared device</td></tr>
@@ -73,6 +90,16 @@ import java.util.concurrent.TimeUnit;
  *       {@value #HEALTH_FILE_POLL_MILLIS} ms: each line {@code <device> <reason> [message]} marks
  *       that device unhealthy (a simulated XID); a device no longer listed is healthy again. A
  *       missing file lists nothing. Lets a test outside the process drive health.</td></tr>
+ *   <tr><td>{@value #CONFIG_ATTACH_DEVICES}</td><td>none</td><td>devices (comma list, or {@code
+ *       all}) that are attached through a simulated fabric before their pod may bind: they
+ *       publish binding condition {@value #CONDITION_ATTACHED} and failure condition {@value
+ *       #CONDITION_ATTACH_FAILED} (KEP-5007), and {@link #bindingStatus} reports them attached
+ *       {@value #CONFIG_ATTACH_DELAY} after the scheduler allocated them</td></tr>
+ *   <tr><td>{@value #CONFIG_ATTACH_FAILURES}</td><td>none</td><td>those of the attach devices
+ *       whose attachment fails (failure condition {@code True}, reason {@value
+ *       #ATTACH_FAILED_REASON}) instead</td></tr>
+ *   <tr><td>{@value #CONFIG_ATTACH_DELAY}</td><td>{@code 1s}</td><td>how long attaching takes
+ *       </td></tr>
  * </table>
  *
  * <h2>Devices</h2>
@@ -93,7 +120,7 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@code DRA_FAKE_DEVICE_<n>=<uuid>} (the {@code uuid} attribute of the device)
  *   <li>{@code DRA_FAKE_DEVICE_<n>_REQUEST=<request>}
  *   <li>{@code DRA_FAKE_DEVICE_<n>_MEMORY=<quantity>} when the allocation consumes memory of a
- *       shared device
+ *       shared device, {@code DRA_FAKE_DEVICE_<n>_COMPUTE=<quantity>} likewise for compute
  *   <li>{@code DRA_FAKE_DEVICE_<n>_SHARING=<Exclusive|TimeSlicing>} when a {@link FakeConfig}
  *       applies, plus its {@code env} entries
  *   <li>{@code DRA_ADMIN_ACCESS=true} for an admin-access allocation
@@ -107,7 +134,8 @@ import java.util.concurrent.TimeUnit;
  * <p>Thread-safe: {@link #threadSafe()} is true (unless {@value #THREAD_SAFE_PROPERTY} is {@code
  * false}).
  */
-public final class FakeDeviceProvider implements DeviceProvider, TypedConfig, HealthReporting {
+public final class FakeDeviceProvider
+    implements DeviceProvider, TypedConfig, HealthReporting, DeviceBinding {
 
   /** The provider's name for {@code --provider}. */
   public static final String NAME = "fake";
@@ -116,12 +144,17 @@ public final class FakeDeviceProvider implements DeviceProvider, TypedConfig, He
   public static final String CONFIG_TYPE = "type";
   public static final String CONFIG_MEMORY = "memory";
   public static final String CONFIG_PARTITIONS = "partitions";
+  public static final String CONFIG_PARTITION_MODES = "partition-modes";
   public static final String CONFIG_CONSUMABLE = "consumable";
+  public static final String CONFIG_FRACTIONAL_COMPUTE = "fractional-compute";
   public static final String CONFIG_PCI_BUS_IDS = "pci-bus-ids";
   public static final String CONFIG_DEVICE_NODES = "device-nodes";
   public static final String CONFIG_FLAP_PERIOD = "flap-period";
   public static final String CONFIG_FLAP_DEVICE = "flap-device";
   public static final String CONFIG_HEALTH_FILE = "health-file";
+  public static final String CONFIG_ATTACH_DEVICES = "attach-devices";
+  public static final String CONFIG_ATTACH_FAILURES = "attach-failures";
+  public static final String CONFIG_ATTACH_DELAY = "attach-delay";
 
   static final long HEALTH_FILE_POLL_MILLIS = 200;
 
@@ -132,9 +165,20 @@ public final class FakeDeviceProvider implements DeviceProvider, TypedConfig, He
   public static final String ATTR_DRIVER_VERSION = "driverVersion";
   public static final String ATTR_PARENT = "parent";
   public static final String ATTR_PARTITION = "partition";
+  public static final String ATTR_MODE = "mode";
   public static final String CAPACITY_MEMORY = "memory";
+  public static final String CAPACITY_COMPUTE = "compute";
   public static final String COUNTER_MEMORY = "memory";
   public static final String COUNTER_COMPUTE = "compute";
+
+  /** The binding condition of devices that are attached before their pod binds. */
+  public static final String CONDITION_ATTACHED = "Attached";
+
+  /** Their binding failure condition. */
+  public static final String CONDITION_ATTACH_FAILED = "AttachFailed";
+
+  /** The reason of a failed attachment. */
+  public static final String ATTACH_FAILED_REASON = "FabricAttachFailed";
 
   /** The value of the {@code driverVersion} attribute. */
   public static final String DRIVER_VERSION = "1.0.0";
@@ -168,6 +212,9 @@ public final class FakeDeviceProvider implements DeviceProvider, TypedConfig, He
 
   /** {@code pool/device} to the claim UID holding it exclusively. */
   private final Map<String, String> exclusive = new HashMap<>();
+
+  /** {@code <claim uid> <pool/device>} to when the simulated fabric started attaching it. */
+  private final Map<String, Long> attaching = new HashMap<>();
 
   /** Runs the flapping schedule and the health-file poll; started with health monitoring. */
   private ScheduledExecutorService healthTasks;
@@ -226,6 +273,10 @@ public final class FakeDeviceProvider implements DeviceProvider, TypedConfig, He
     String uid = allocation.claim().uid();
     synchronized (stateLock) {
       for (AllocatedDevice d : allocation.devices()) {
+        Optional<String> conflict = modeConflict(allocation, d, inv);
+        if (conflict.isPresent()) {
+          throw new DeviceException(conflict.get());
+        }
         String holder = exclusive.get(d.pool() + "/" + d.device());
         if (holder != null && !holder.equals(uid) && takesExclusively(d)) {
           throw new DeviceException(
@@ -254,6 +305,52 @@ public final class FakeDeviceProvider implements DeviceProvider, TypedConfig, He
         inv.driverName(),
         allocation.devices().stream().map(AllocatedDevice::key).toList());
     return PrepareResult.of(out);
+  }
+
+  /**
+   * Why a partition cannot be prepared now: a partition of another mode of the same device is
+   * prepared for another claim (hardware runs one partitioning mode at a time). Holds the state
+   * lock.
+   */
+  private Optional<String> modeConflict(
+      ClaimAllocation allocation, AllocatedDevice d, FakeInventory inv) {
+    Optional<FakeInventory.Entry> wanted = inv.entry(d.device());
+    if (wanted.isEmpty() || wanted.get().mode().isEmpty()) {
+      return Optional.empty();
+    }
+    String parent = wanted.get().parent().orElseThrow();
+    String mode = wanted.get().mode().get();
+    for (Map.Entry<String, Set<String>> claim : prepared.entrySet()) {
+      if (claim.getKey().equals(allocation.claim().uid())) {
+        continue;
+      }
+      for (String key : claim.getValue()) {
+        String device = key.substring(key.indexOf('/') + 1).replaceFirst("#.*", "");
+        Optional<FakeInventory.Entry> other = inv.entry(device);
+        if (other.isPresent()
+            && other.get().parent().equals(Optional.of(parent))
+            && other.get().mode().isPresent()
+            && !other.get().mode().get().equals(mode)) {
+          return Optional.of(
+              "claim "
+                  + allocation.claim()
+                  + ": device "
+                  + d.device()
+                  + " needs "
+                  + parent
+                  + " in "
+                  + mode
+                  + " mode, but "
+                  + device
+                  + " has it in "
+                  + other.get().mode().get()
+                  + " mode for claim "
+                  + claim.getKey()
+                  + " (publish compatibility groups so the scheduler never picks both)");
+        }
+      }
+    }
+    return Optional.empty();
   }
 
   /**
@@ -291,7 +388,10 @@ public final class FakeDeviceProvider implements DeviceProvider, TypedConfig, He
     String var = ENV_PREFIX + "DEVICE_" + e.envId();
     ContainerEdits.Builder edits =
         ContainerEdits.builder().env(var, e.uuid()).env(var + "_REQUEST", d.request());
-    consumedMemory(d, inv.driverName()).ifPresent(q -> edits.env(var + "_MEMORY", q.toString()));
+    consumed(d, CAPACITY_MEMORY, inv.driverName())
+        .ifPresent(q -> edits.env(var + "_MEMORY", q.toString()));
+    consumed(d, CAPACITY_COMPUTE, inv.driverName())
+        .ifPresent(q -> edits.env(var + "_COMPUTE", q.toString()));
     if (config.isPresent()) {
       edits.env(var + "_SHARING", config.get().sharing().apiName());
       config.get().env().forEach(edits::env);
@@ -317,10 +417,11 @@ public final class FakeDeviceProvider implements DeviceProvider, TypedConfig, He
   }
 
   /** The allocation names capacity like the device does: bare, or qualified by the driver. */
-  private static Optional<Quantity> consumedMemory(AllocatedDevice d, String driverName) {
-    Quantity q = d.consumedCapacity().get(CAPACITY_MEMORY);
+  private static Optional<Quantity> consumed(
+      AllocatedDevice d, String capacity, String driverName) {
+    Quantity q = d.consumedCapacity().get(capacity);
     if (q == null) {
-      q = d.consumedCapacity().get(driverName + "/" + CAPACITY_MEMORY);
+      q = d.consumedCapacity().get(driverName + "/" + capacity);
     }
     return Optional.ofNullable(q);
   }
@@ -374,6 +475,52 @@ public final class FakeDeviceProvider implements DeviceProvider, TypedConfig, He
     } else {
       throw new IllegalArgumentException(
           "config is a " + config.getClass().getName() + ", not a " + FakeConfig.KIND);
+    }
+  }
+
+  /**
+   * The simulated fabric: a device named by {@value #CONFIG_ATTACH_DEVICES} is attached {@value
+   * #CONFIG_ATTACH_DELAY} after the first question about its allocation, or fails then when {@value
+   * #CONFIG_ATTACH_FAILURES} names it.
+   */
+  @Override
+  public BindingStatus bindingStatus(BindingRequest request) {
+    Discovered now = discovered;
+    if (now == null) {
+      return BindingStatus.pending("no devices discovered yet");
+    }
+    FakeSettings s = now.settings();
+    if (!s.attaches(request.device())) {
+      return BindingStatus.ready(request.device() + " needs no attachment");
+    }
+    String key = request.claim().uid() + " " + request.key();
+    long started;
+    synchronized (stateLock) {
+      started = attaching.computeIfAbsent(key, k -> System.nanoTime());
+    }
+    Duration elapsed = Duration.ofNanos(System.nanoTime() - started);
+    if (elapsed.compareTo(s.attachDelay()) < 0) {
+      return BindingStatus.pending(
+          "attaching " + request.device() + " through the simulated fabric");
+    }
+    if (s.attachFailures().contains(request.device())) {
+      return BindingStatus.failed(
+          ATTACH_FAILED_REASON, "the simulated fabric could not attach " + request.device());
+    }
+    return BindingStatus.ready(request.device() + " is attached");
+  }
+
+  @Override
+  public void released(BindingRequest request) {
+    synchronized (stateLock) {
+      attaching.remove(request.claim().uid() + " " + request.key());
+    }
+  }
+
+  /** Allocations being attached or attached, {@code <claim uid> <pool/device>}: for tests. */
+  public Set<String> attachments() {
+    synchronized (stateLock) {
+      return Set.copyOf(attaching.keySet());
     }
   }
 

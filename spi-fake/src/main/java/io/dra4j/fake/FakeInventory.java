@@ -16,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -29,7 +30,13 @@ final class FakeInventory {
   static final long GI = 1024 * MI;
 
   /** What prepare needs to know about one published device. */
-  record Entry(String name, String uuid, String model, String envId, Optional<String> parent) {}
+  record Entry(
+      String name,
+      String uuid,
+      String model,
+      String envId,
+      Optional<String> parent,
+      Optional<String> mode) {}
 
   private final String driverName;
   private final Inventory inventory;
@@ -79,14 +86,18 @@ final class FakeInventory {
     for (int i = 0; i < s.devices(); i++) {
       String name = "gpu-" + i;
       String uuid = uuid(driverName, nodeName, name);
-      Optional<String> bdf =
-          s.pciBusIds().isEmpty() ? Optional.empty() : Optional.of(s.pciBusIds().get(i));
-      Device.Builder b = common(Device.builder(name), s.type(), uuid, i, model, bdf);
+      List<String> bdf = s.pciBusIds().isEmpty() ? List.of() : s.pciBusIds().get(i);
+      Device.Builder b = common(Device.builder(name), s, name, s.type(), uuid, i, model, bdf);
       if (s.consumable()) {
         b.allowMultipleAllocations(true)
             .capacity(
                 FakeDeviceProvider.CAPACITY_MEMORY,
                 new DeviceCapacity(s.memory(), Optional.of(memoryPolicy(memBytes))));
+        if (s.fractionalCompute()) {
+          b.capacity(
+              FakeDeviceProvider.CAPACITY_COMPUTE,
+              new DeviceCapacity(Quantity.of(1), Optional.of(COMPUTE_POLICY)));
+        }
       } else {
         b.capacity(FakeDeviceProvider.CAPACITY_MEMORY, s.memory());
       }
@@ -103,32 +114,48 @@ final class FakeInventory {
         b.consumesCounters(new DeviceCounterConsumption(counterSet, totals));
       }
       devices.add(b.build());
-      entries.put(name, new Entry(name, uuid, model, Integer.toString(i), Optional.empty()));
+      entries.put(
+          name,
+          new Entry(name, uuid, model, Integer.toString(i), Optional.empty(), Optional.empty()));
 
-      for (int p = 0; p < s.partitions(); p++) {
-        String pname = name + "-part-" + p;
-        String puuid = uuid(driverName, nodeName, pname);
-        devices.add(
-            common(
-                    Device.builder(pname),
-                    s.type() + FakeSettings.PARTITION_TYPE_SUFFIX,
-                    puuid,
-                    i,
-                    model,
-                    bdf)
-                .attribute(FakeDeviceProvider.ATTR_PARENT, name)
-                .attribute(FakeDeviceProvider.ATTR_PARTITION, p)
-                .capacity(FakeDeviceProvider.CAPACITY_MEMORY, Quantity.ofBytes(partMem))
-                .consumesCounters(
-                    new DeviceCounterConsumption(
-                        counterSet,
-                        Map.of(
-                            FakeDeviceProvider.COUNTER_MEMORY,
-                            Counter.of(Quantity.ofBytes(partMem)),
-                            FakeDeviceProvider.COUNTER_COMPUTE,
-                            Counter.of(Quantity.of(1)))))
-                .build());
-        entries.put(pname, new Entry(pname, puuid, model, i + "_PART_" + p, Optional.of(name)));
+      // Without modes one set of partitions; with modes one set per mode, which exclude each
+      // other through their compatibility groups although the counters would allow a mix.
+      List<Optional<String>> modes =
+          s.partitionModes().isEmpty()
+              ? List.of(Optional.empty())
+              : s.partitionModes().stream().map(Optional::of).toList();
+      for (Optional<String> mode : modes) {
+        for (int p = 0; p < s.partitions(); p++) {
+          String pname = name + "-" + mode.orElse("part") + "-" + p;
+          String puuid = uuid(driverName, nodeName, pname);
+          Device.Builder pb =
+              common(
+                      Device.builder(pname),
+                      s,
+                      pname,
+                      s.type() + FakeSettings.PARTITION_TYPE_SUFFIX,
+                      puuid,
+                      i,
+                      model,
+                      bdf)
+                  .attribute(FakeDeviceProvider.ATTR_PARENT, name)
+                  .attribute(FakeDeviceProvider.ATTR_PARTITION, p)
+                  .capacity(FakeDeviceProvider.CAPACITY_MEMORY, Quantity.ofBytes(partMem))
+                  .consumesCounters(
+                      new DeviceCounterConsumption(
+                          counterSet,
+                          Map.of(
+                              FakeDeviceProvider.COUNTER_MEMORY,
+                              Counter.of(Quantity.ofBytes(partMem)),
+                              FakeDeviceProvider.COUNTER_COMPUTE,
+                              Counter.of(Quantity.of(1))),
+                          mode.map(List::of).orElse(List.of())));
+          mode.ifPresent(m -> pb.attribute(FakeDeviceProvider.ATTR_MODE, m));
+          devices.add(pb.build());
+          String envId =
+              i + "_" + mode.orElse("part").toUpperCase(Locale.ROOT).replace('-', '_') + "_" + p;
+          entries.put(pname, new Entry(pname, puuid, model, envId, Optional.of(name), mode));
+        }
       }
     }
     Pool pool = new Pool(nodeName, devices, counterSets, PoolScope.node());
@@ -136,7 +163,14 @@ final class FakeInventory {
   }
 
   private static Device.Builder common(
-      Device.Builder b, String type, String uuid, int index, String model, Optional<String> bdf) {
+      Device.Builder b,
+      FakeSettings s,
+      String name,
+      String type,
+      String uuid,
+      int index,
+      String model,
+      List<String> bdf) {
     b.attribute(FakeDeviceProvider.ATTR_TYPE, type)
         .attribute(FakeDeviceProvider.ATTR_UUID, uuid)
         .attribute(FakeDeviceProvider.ATTR_INDEX, index)
@@ -144,9 +178,27 @@ final class FakeInventory {
         .attribute(
             FakeDeviceProvider.ATTR_DRIVER_VERSION,
             DeviceAttribute.version(FakeDeviceProvider.DRIVER_VERSION));
-    bdf.ifPresent(v -> b.attribute(StandardAttributes.PCI_BUS_ID, v));
+    if (bdf.size() == 1) {
+      b.attribute(StandardAttributes.PCI_BUS_ID, bdf.get(0));
+    } else if (!bdf.isEmpty()) {
+      // Several functions: the topology enricher publishes the first and the list forms.
+      b.attribute(StandardAttributes.PCI_BUS_ID, DeviceAttribute.ofStrings(bdf));
+    }
+    if (s.attaches(name)) {
+      b.bindingConditions(
+          List.of(FakeDeviceProvider.CONDITION_ATTACHED),
+          List.of(FakeDeviceProvider.CONDITION_ATTACH_FAILED));
+    }
     return b;
   }
+
+  /**
+   * Compute shares of a shared device: a request names a fraction of the one device (at least 100m,
+   * rounded up to steps of 50m); a request that names none takes 100m.
+   */
+  static final CapacityRequestPolicy COMPUTE_POLICY =
+      CapacityRequestPolicy.range(
+          Quantity.parse("100m"), Quantity.parse("100m"), Quantity.of(1), Quantity.parse("50m"));
 
   /**
    * Requests take whole steps of 1Gi (half the memory for devices under 2Gi), starting at one step;

@@ -221,7 +221,7 @@ class FakeDiscoveryTest {
         .hasMessageContaining("consumable=\"yes\"");
     assertThatThrownBy(() -> discover(Map.of("devices", "3", "pci-bus-ids", "0000:01:00.0")))
         .hasMessageContaining("pci-bus-ids")
-        .hasMessageContaining("lists 1 addresses but devices=3");
+        .hasMessageContaining("lists 1 device but devices=3");
     assertThatThrownBy(() -> discover(Map.of("devices", "1", "pci-bus-ids", "01:00.0")))
         .hasMessageContaining("\"01:00.0\" is not one");
     assertThatThrownBy(() -> discover(Map.of("type", ""))).hasMessageContaining("type=\"\"");
