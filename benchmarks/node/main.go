@@ -78,10 +78,15 @@ func main() {
 		log.Fatal(err)
 	}
 	defer api.stop()
+	// log.Fatal skips deferred calls: stop the API server (a child process) first.
+	fatalf := func(format string, args ...any) {
+		api.stop()
+		log.Fatalf(format, args...)
+	}
 	b := &bench{api: api, namespace: "dra4j-bench", workDir: dir, pairs: *pairs, callers: *callers,
 		longPairs: *longPairs, publish: publishSizes, rollingFor: *rolling}
 	if err := api.ensureNamespace(ctx, b.namespace); err != nil {
-		log.Fatal(err)
+		fatalf("%v", err)
 	}
 
 	flags := strings.ReplaceAll(*jvmFlags, "{archive}", strings.TrimSuffix(*driverJar, ".jar")+".jsa")
@@ -111,7 +116,7 @@ func main() {
 	for _, name := range strings.Split(*only, ",") {
 		k, ok := drivers[strings.TrimSpace(name)]
 		if !ok {
-			log.Fatalf("--only: unknown driver %q (dra4j, go)", name)
+			fatalf("--only: unknown driver %q (dra4j, go)", name)
 		}
 		order = append(order, k)
 	}
@@ -128,7 +133,7 @@ func main() {
 			log.Printf("run %d: %s", run+1, k.label)
 			f, err := b.measure(ctx, k, run)
 			if err != nil {
-				log.Fatalf("run %d, %s: %v", run+1, k.label, err)
+				fatalf("run %d, %s: %v", run+1, k.label, err)
 			}
 			results[k.label] = append(results[k.label], f)
 		}
@@ -139,7 +144,7 @@ func main() {
 	if *out != "" {
 		data, _ := json.MarshalIndent(results, "", "  ")
 		if err := os.WriteFile(*out, data, 0o644); err != nil {
-			log.Fatal(err)
+			fatalf("%v", err)
 		}
 	}
 }
