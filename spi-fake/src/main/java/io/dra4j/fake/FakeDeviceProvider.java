@@ -21,6 +21,7 @@ import io.dra4j.api.provider.Inventory;
 import io.dra4j.api.provider.ProviderContext;
 import io.dra4j.api.provider.TypedConfig;
 import io.dra4j.api.status.DeviceStatus;
+import io.dra4j.api.status.NetworkDeviceData;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.file.Files;
@@ -100,6 +101,10 @@ import java.util.concurrent.TimeUnit;
  *       #ATTACH_FAILED_REASON}) instead</td></tr>
  *   <tr><td>{@value #CONFIG_ATTACH_DELAY}</td><td>{@code 1s}</td><td>how long attaching takes
  *       </td></tr>
+ *   <tr><td>{@value #CONFIG_NETWORK_DATA}</td><td>false</td><td>true: each prepared device's
+ *       claim status also carries network data, as a NIC driver's would: interface {@code
+ *       fake-<device>}, address {@code 192.0.2.<i+1>/24} (TEST-NET-1, i the device's position) and
+ *       a locally administered MAC derived from its uuid</td></tr>
  * </table>
  *
  * <h2>Devices</h2>
@@ -155,6 +160,7 @@ public final class FakeDeviceProvider
   public static final String CONFIG_ATTACH_DEVICES = "attach-devices";
   public static final String CONFIG_ATTACH_FAILURES = "attach-failures";
   public static final String CONFIG_ATTACH_DELAY = "attach-delay";
+  public static final String CONFIG_NETWORK_DATA = "network-data";
 
   static final long HEALTH_FILE_POLL_MILLIS = 200;
 
@@ -407,13 +413,27 @@ public final class FakeDeviceProvider
     Map<String, Object> data = new TreeMap<>();
     data.put("uuid", e.uuid());
     data.put("model", e.model());
+    DeviceStatus status =
+        DeviceStatus.ready("Prepared", "fake device " + d.device() + " is ready").withData(data);
+    if (s.networkData()) {
+      status = status.withNetworkData(networkData(e, inv.deviceNames().indexOf(e.name())));
+    }
     return PreparedDevice.builder(d)
         .edits(edits.build())
-        .status(
-            DeviceStatus.ready("Prepared", "fake device " + d.device() + " is ready")
-                .withData(data))
+        .status(status)
         .record(ATTR_UUID, e.uuid())
         .build();
+  }
+
+  /** What a NIC driver would report: stable per device, valid for the API server's limits. */
+  private static NetworkDeviceData networkData(FakeInventory.Entry e, int position) {
+    String hex = e.uuid().replace("-", "");
+    StringBuilder mac = new StringBuilder("02");
+    for (int i = 0; i < 10; i += 2) {
+      mac.append(':').append(hex, i, i + 2);
+    }
+    return new NetworkDeviceData(
+        "fake-" + e.name(), List.of("192.0.2." + (position % 254 + 1) + "/24"), mac.toString());
   }
 
   /** The allocation names capacity like the device does: bare, or qualified by the driver. */

@@ -35,7 +35,8 @@ record FakeSettings(
     Optional<Path> healthFile,
     Set<String> attachDevices,
     Set<String> attachFailures,
-    Duration attachDelay) {
+    Duration attachDelay,
+    boolean networkData) {
 
   /** Enough for the node benchmark's publish of 10,000 devices. */
   static final int MAX_DEVICES = 16384;
@@ -153,6 +154,7 @@ record FakeSettings(
         c.config(FakeDeviceProvider.CONFIG_ATTACH_DELAY)
             .map(v -> duration(FakeDeviceProvider.CONFIG_ATTACH_DELAY, v, Duration.ZERO))
             .orElse(Duration.ofSeconds(1));
+    boolean networkData = c.configBool(FakeDeviceProvider.CONFIG_NETWORK_DATA, false);
     return new FakeSettings(
         devices,
         type,
@@ -168,7 +170,8 @@ record FakeSettings(
         healthFile,
         attach,
         failures,
-        attachDelay);
+        attachDelay,
+        networkData);
   }
 
   /** Whether the device needs attaching before its pod may bind (binding conditions). */

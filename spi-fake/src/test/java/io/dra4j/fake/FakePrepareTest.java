@@ -16,6 +16,7 @@ import io.dra4j.api.claim.PreparedDevice;
 import io.dra4j.api.claim.RecordedDevice;
 import io.dra4j.api.device.Quantity;
 import io.dra4j.api.status.Condition;
+import io.dra4j.api.status.NetworkDeviceData;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -105,7 +106,31 @@ class FakePrepareTest {
     assertThat(d0.status().orElseThrow().data())
         .isEqualTo(Map.of("uuid", uuid0, "model", "FAKE-80"));
     assertThat(d0.recorded()).isEqualTo(Map.of("uuid", uuid0));
+    assertThat(d0.status().orElseThrow().networkData()).isEmpty();
     assertThat(p.prepared()).isEqualTo(Map.of("u1", Set.of(NODE + "/gpu-0", NODE + "/gpu-5")));
+  }
+
+  @Test
+  void networkDataLikeANicDriverWhenAskedFor() throws Exception {
+    FakeDeviceProvider p = discovered(Map.of("network-data", "true"));
+    String hex = uuid(p, "gpu-2").replace("-", "");
+    PrepareResult r = p.prepare(claim("u1", AllocatedDevice.of("nics", NODE, "gpu-2")));
+    NetworkDeviceData n = r.devices().get(0).status().orElseThrow().networkData().orElseThrow();
+    assertThat(n.interfaceName()).isEqualTo("fake-gpu-2");
+    assertThat(n.ips()).containsExactly("192.0.2.3/24");
+    assertThat(n.hardwareAddress())
+        .matches("02(:[0-9a-f]{2}){5}")
+        .isEqualTo(
+            "02:"
+                + hex.substring(0, 2)
+                + ":"
+                + hex.substring(2, 4)
+                + ":"
+                + hex.substring(4, 6)
+                + ":"
+                + hex.substring(6, 8)
+                + ":"
+                + hex.substring(8, 10));
   }
 
   @Test
