@@ -24,7 +24,7 @@ import java.util.concurrent.TimeUnit;
  * DRA4J_CLUSTER_DIR} to a cluster already started with {@code e2e/cluster.sh up} to reuse it; that
  * one is left running.
  */
-final class Cluster {
+public final class Cluster {
   static final ResourceType<JsonNode> PODS =
       new ResourceType<>("", "v1", "pods", "Pod", true, JsonNode.class);
   static final ResourceType<JsonNode> NODES =
@@ -32,6 +32,9 @@ final class Cluster {
   static final ResourceType<JsonNode> CLAIMS =
       new ResourceType<>(
           "resource.k8s.io", "v1", "resourceclaims", "ResourceClaim", true, JsonNode.class);
+  static final ResourceType<JsonNode> DEVICE_TAINT_RULES =
+      new ResourceType<>(
+          "resource.k8s.io", "v1", "devicetaintrules", "DeviceTaintRule", false, JsonNode.class);
   static final ResourceType<JsonNode> SLICES =
       new ResourceType<>(
           "resource.k8s.io", "v1", "resourceslices", "ResourceSlice", false, JsonNode.class);
@@ -51,7 +54,7 @@ final class Cluster {
   }
 
   /** The run's cluster, started (and built, if its binaries are missing) on first use. */
-  static synchronized Cluster shared() {
+  public static synchronized Cluster shared() {
     if (shared == null) {
       Path script = Path.of(System.getProperty("dra4j.cluster.script", "cluster.sh"));
       String external = System.getenv("DRA4J_CLUSTER_DIR");
@@ -88,7 +91,7 @@ final class Cluster {
     return dir;
   }
 
-  Path adminKubeconfig() {
+  public Path adminKubeconfig() {
     return dir.resolve("admin.kubeconfig");
   }
 
@@ -98,14 +101,14 @@ final class Cluster {
   }
 
   /** The built kubectl as cluster admin; returns stdout and fails with stderr. */
-  String kubectl(String... args) {
+  public String kubectl(String... args) {
     List<String> cmd = new ArrayList<>(List.of("kubectl"));
     cmd.addAll(List.of(args));
     return script(cmd);
   }
 
   /** {@code kubectl apply} of a YAML or JSON document. */
-  String apply(String yaml) {
+  public String apply(String yaml) {
     return run(List.of("kubectl", "apply", "-f", "-"), yaml);
   }
 

@@ -3,14 +3,12 @@ package io.dra4j.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.dra4j.api.claim.ClaimRef;
 import io.dra4j.runtime.kube.KubeException;
 import io.dra4j.testkit.kubelet.ClaimResult;
 import io.dra4j.testkit.kubelet.PluginInstance;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -27,6 +25,7 @@ class ExtendedResourceIT {
 
   Cluster cluster;
   DriverNode node;
+  Scenario scenario;
 
   @BeforeEach
   void start() {
@@ -35,12 +34,12 @@ class ExtendedResourceIT {
     node = DriverNode.start(cluster, "er-node", b -> b.flag("devices", "2"));
     node.awaitDevices(2);
     cluster.apply(Deployment.read("deviceclass.yaml"));
+    scenario = new Scenario(cluster, node, NS);
   }
 
   @AfterEach
   void stop() {
-    cluster.kubectl("delete", "pods", "--all", "-n", NS, "--grace-period=0", "--force");
-    cluster.kubectl("delete", "deviceclass", "gpu.example.com", "--ignore-not-found");
+    scenario.cleanUp("deviceclass/gpu.example.com");
     node.close();
   }
 
@@ -58,16 +57,7 @@ class ExtendedResourceIT {
     String pod = "train-" + Math.abs(resourceName.hashCode() % 1000);
     cluster.create(Resources.podWithExtendedResource(NS, pod, resourceName, 1));
 
-    JsonNode bound =
-        node.await(
-            "pod " + pod + " bound by the real scheduler",
-            () -> {
-              JsonNode p = cluster.admin().get(Cluster.PODS, NS, pod);
-              return p.path("spec").path("nodeName").asText().isEmpty()
-                  ? Optional.empty()
-                  : Optional.of(p);
-            });
-    assertThat(bound.path("spec").path("nodeName").asText()).isEqualTo(node.name);
+    JsonNode bound = scenario.bound(pod);
 
     // The scheduler's record of which claim and request serve the container.
     JsonNode ers = bound.path("status").path("extendedResourceClaimStatus");
@@ -79,7 +69,7 @@ class ExtendedResourceIT {
 
     // The claim the scheduler created: annotated, owned by the pod, allocated from our slice.
     String claimName = ers.path("resourceClaimName").asText();
-    JsonNode claim = cluster.admin().get(Cluster.CLAIMS, NS, claimName);
+    JsonNode claim = scenario.claim(claimName);
     assertThat(
             claim
                 .path("metadata")
@@ -105,15 +95,14 @@ class ExtendedResourceIT {
 
     // What the kubelet would do next: NodePrepareResources with the claim the scheduler wrote.
     PluginInstance plugin = node.plugin();
-    ClaimRef ref = new ClaimRef(NS, claimName, claim.path("metadata").path("uid").asText());
-    ClaimResult prepared = plugin.prepare(List.of(ref)).get(ref.uid());
+    ClaimResult prepared = scenario.prepare(plugin, claimName);
     assertThat(prepared.error()).as(node.context()).isEmpty();
     assertThat(prepared.devices()).hasSize(1);
     assertThat(prepared.devices().get(0).deviceName()).isEqualTo(result.path("device").asText());
     assertThat(prepared.devices().get(0).cdiDeviceIds()).isNotEmpty();
     assertThat(cdiSpecs()).isNotEmpty();
 
-    assertThat(plugin.unprepare(List.of(ref)).get(ref.uid())).isEmpty();
+    assertThat(scenario.unprepare(plugin, claimName)).isEmpty();
     assertThat(cdiSpecs()).isEmpty();
     deleteAndAwaitGone(pod, claimName);
   }
@@ -133,7 +122,7 @@ class ExtendedResourceIT {
         "claim " + claimName + " gone with its pod",
         () -> {
           try {
-            cluster.admin().get(Cluster.CLAIMS, NS, claimName);
+            scenario.claim(claimName);
             return false;
           } catch (KubeException e) {
             return e.isNotFound();

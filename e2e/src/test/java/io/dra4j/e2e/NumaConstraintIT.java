@@ -4,10 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.dra4j.examples.fake.SampleSysfs;
-import io.dra4j.runtime.kube.KubeException;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -25,6 +22,7 @@ class NumaConstraintIT {
 
   Cluster cluster;
   DriverNode node;
+  Scenario scenario;
 
   @BeforeEach
   void start() throws Exception {
@@ -41,13 +39,12 @@ class NumaConstraintIT {
                     .flag("sysfs-root", sysfs.toString()));
     node.awaitDevices(4);
     cluster.apply(Resources.deviceClass("gpu-numa.example.com", Resources.GPU_SELECTOR));
+    scenario = new Scenario(cluster, node, NS);
   }
 
   @AfterEach
   void stop() {
-    cluster.kubectl("delete", "pods", "--all", "-n", NS, "--grace-period=0", "--force");
-    cluster.kubectl("delete", "resourceclaims", "--all", "-n", NS, "--wait=false");
-    cluster.kubectl("delete", "deviceclass", "gpu-numa.example.com", "--ignore-not-found");
+    scenario.cleanUp("deviceclass/gpu-numa.example.com");
     node.close();
   }
 
@@ -73,22 +70,22 @@ class NumaConstraintIT {
             Optional.of("resource.kubernetes.io/numaNode")));
     cluster.apply(Resources.podWithClaim(NS, "trainer", "", Optional.of("two-on-one-numa")));
 
-    JsonNode holderClaim = allocated("first");
-    assertThat(devices(holderClaim)).containsExactly("gpu-0");
+    JsonNode holderClaim = scenario.allocated("first");
+    assertThat(Scenario.devices(holderClaim)).containsExactly("gpu-0");
 
     // The resourceclaim controller names the pod's claim in the pod's status.
     String claimName =
         node.await(
             "the claim made from the template",
             () -> {
-              JsonNode pod = cluster.admin().get(Cluster.PODS, NS, "trainer");
+              JsonNode pod = scenario.pod("trainer");
               JsonNode statuses = pod.path("status").path("resourceClaimStatuses");
               return statuses.isEmpty()
                   ? Optional.empty()
                   : Optional.of(statuses.get(0).path("resourceClaimName").asText());
             });
-    JsonNode claim = allocated(claimName);
-    assertThat(devices(claim)).containsExactlyInAnyOrder("gpu-2", "gpu-3");
+    JsonNode claim = scenario.allocated(claimName);
+    assertThat(Scenario.devices(claim)).containsExactlyInAnyOrder("gpu-2", "gpu-3");
     assertThat(claim.path("metadata").path("ownerReferences").get(0).path("name").asText())
         .isEqualTo("trainer");
     assertThat(
@@ -98,31 +95,5 @@ class NumaConstraintIT {
                 .path("resource.kubernetes.io/pod-claim-name")
                 .asText())
         .isEqualTo("gpus");
-  }
-
-  private JsonNode allocated(String claim) {
-    return node.await(
-        "claim " + claim + " allocated by the real scheduler",
-        () -> {
-          try {
-            JsonNode c = cluster.admin().get(Cluster.CLAIMS, NS, claim);
-            return c.path("status").path("allocation").isMissingNode()
-                ? Optional.empty()
-                : Optional.of(c);
-          } catch (KubeException e) {
-            if (e.isNotFound()) {
-              return Optional.empty();
-            }
-            throw e;
-          }
-        });
-  }
-
-  static List<String> devices(JsonNode claim) {
-    List<String> out = new ArrayList<>();
-    for (JsonNode r : claim.path("status").path("allocation").path("devices").path("results")) {
-      out.add(r.path("device").asText());
-    }
-    return out;
   }
 }
