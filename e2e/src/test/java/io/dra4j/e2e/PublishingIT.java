@@ -60,7 +60,8 @@ class PublishingIT {
     Map<String, JsonNode> expected = new HashMap<>();
     for (Pool p : discover(name, config).pools()) {
       for (Device d : p.devices()) {
-        expected.put(d.name(), KubeJson.mapper().valueToTree(d));
+        // Through text, so numbers compare as JSON numbers, not as Java int or long nodes.
+        expected.put(d.name(), KubeJson.mapper().readTree(KubeJson.mapper().writeValueAsString(d)));
       }
     }
     Map<String, JsonNode> stored = new HashMap<>();

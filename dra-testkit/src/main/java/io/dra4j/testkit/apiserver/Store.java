@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.dra4j.testkit.schema.OpenApiSchemas;
 import java.security.SecureRandom;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -151,6 +152,7 @@ final class Store {
     if (resetStatus && def.hasStatus && !def.plural.equals("nodes")) {
       obj.remove("status");
     }
+    pruneUnknownFields(obj);
     validate(def, null, obj);
     return write(def, null, obj, "ADDED");
   }
@@ -470,6 +472,7 @@ final class Store {
           .withObjectProperty("metadata")
           .put("generation", existing.path("metadata").path("generation").asLong(1) + 1);
     }
+    pruneUnknownFields(merged);
     validate(def, existing, merged);
     merged
         .withObjectProperty("metadata")
@@ -575,6 +578,15 @@ final class Store {
   }
 
   /** The few API validation rules a driver's code depends on. */
+  /**
+   * Drops the fields the resource.k8s.io/v1 schema does not know, as the real API server drops
+   * unknown fields of a built-in type (it answers with a warning; this server sends none). Core
+   * objects (Node, Pod) are kept as sent: the bundled OpenAPI document covers resource.k8s.io only.
+   */
+  private static void pruneUnknownFields(ObjectNode obj) {
+    OpenApiSchemas.resourceV1().pruneUnknownFields(obj);
+  }
+
   private void validate(ResourceDef def, ObjectNode old, ObjectNode obj) throws ApiError {
     String name = obj.path("metadata").path("name").asText();
     if (def.plural.equals("resourceclaims")) {

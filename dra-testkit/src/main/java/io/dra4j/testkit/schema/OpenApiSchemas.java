@@ -2,6 +2,7 @@ package io.dra4j.testkit.schema;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
 import java.io.IOException;
 import java.io.InputStream;
@@ -144,6 +145,20 @@ public final class OpenApiSchemas {
                     new IllegalArgumentException(
                         "no schema for apiVersion \"" + apiVersion + "\", kind \"" + kind + "\""));
     return validate(schema, object);
+  }
+
+  /**
+   * Removes, in place, every field of a Kubernetes object (found by its own {@code apiVersion} and
+   * {@code kind}) that its schema does not know, as the real API server drops unknown fields of a
+   * built-in type. Objects of a kind the document lacks are left alone.
+   *
+   * @return the removed fields' paths, e.g. {@code spec.futureField}; empty when nothing was
+   *     removed
+   */
+  public List<String> pruneUnknownFields(ObjectNode object) {
+    Optional<String> schema =
+        schemaForKind(object.path("apiVersion").asText(), object.path("kind").asText());
+    return schema.isEmpty() ? List.of() : new SchemaPruner(schemas).prune(schema.get(), object);
   }
 
   /**

@@ -30,11 +30,12 @@ import java.util.HashMap;
  *   <li>Set-based label selectors ({@code in}, {@code notin}) do not filter correctly.
  *   <li>A create of an existing name answers 409 with reason {@code Invalid}, not {@code
  *       AlreadyExists} (our {@code KubeException.isAlreadyExists()} is therefore false there).
+ *   <li>Fields the schema does not know are stored and returned; the real API server drops them.
  * </ul>
  *
  * <p>Where they agree: create / get / list / delete, generateName, 409 Conflict on a stale
  * resourceVersion, generation bump on spec changes, the status subresource, equality-based label
- * selectors, unknown fields kept. Re-check the list after a fabric8 upgrade with {@code -DargLine=
+ * selectors. Re-check the list after a fabric8 upgrade with {@code -DargLine=
  * -Ddra4j.probeFabric8=true}: every feature is then claimed and the failures show what is still
  * missing.
  */

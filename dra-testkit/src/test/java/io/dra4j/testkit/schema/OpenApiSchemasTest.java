@@ -321,4 +321,34 @@ class OpenApiSchemasTest {
             "$.counts.a: expected integer, got string",
             "$.either: must match exactly one of the oneOf schemas, matches 0");
   }
+
+  @Test
+  void pruningDropsWhatTheSchemaDoesNotKnowAndKeepsOpaqueData() throws Exception {
+    ObjectNode claim =
+        json(
+            """
+                {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+                 "metadata": {"name": "c", "futureMeta": 1},
+                 "spec": {"devices": {"requests": [{"name": "r", "futureRequestField": true,
+                   "exactly": {"deviceClassName": "gpu"}}],
+                   "config": [{"opaque": {"driver": "gpu.example.com",
+                     "parameters": {"anything": {"goes": [1, 2]}}}}]}},
+                 "status": {"devices": [{"driver": "d", "pool": "p", "device": "x",
+                   "data": {"free": "form"}, "futureStatus": "x"}]}}
+                """);
+    List<String> removed = schemas.pruneUnknownFields(claim);
+    assertThat(removed)
+        .containsExactly(
+            "metadata.futureMeta",
+            "spec.devices.requests[0].futureRequestField",
+            "status.devices[0].futureStatus");
+    assertThat(claim.toString())
+        .contains("\"anything\":{\"goes\":[1,2]}")
+        .contains("\"data\":{\"free\":\"form\"}")
+        .doesNotContain("future");
+    // A kind the document does not describe is left alone.
+    ObjectNode pod = json("{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"x\": 1}");
+    assertThat(schemas.pruneUnknownFields(pod)).isEmpty();
+    assertThat(pod.has("x")).isTrue();
+  }
 }
