@@ -19,9 +19,6 @@ import io.dra4j.runtime.kube.KubeJson;
 import io.dra4j.runtime.kube.Pod;
 import io.dra4j.runtime.kube.ResourceClaim;
 import io.dra4j.runtime.kube.ResourceSlice;
-import io.dra4j.testkit.allocator.ClusterAllocator;
-import io.dra4j.testkit.allocator.PodDecision;
-import io.dra4j.testkit.apiserver.FakeApiServer;
 import io.dra4j.testkit.kubelet.ClaimResult;
 import io.dra4j.testkit.kubelet.DeviceHealthReport;
 import io.dra4j.testkit.kubelet.DeviceResult;
@@ -42,13 +39,14 @@ import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
- * The no-cluster demo: the Kubernetes 1.37 extended-resource story end to end on one machine.
+ * The demo: the Kubernetes 1.37 extended-resource story end to end on one machine.
  *
  * <p>In one process: the test kit's fake API server, the fake driver (spi-fake devices with
  * spi-numa topology from a small sample sysfs tree), the kubelet simulator talking to the driver
  * over its real Unix sockets, and the test kit's allocator playing the scheduler. A DeviceClass
  * maps {@code example.com/gpu} to the driver's devices; an unchanged pod asking for {@code
- * example.com/gpu: 1} gets one.
+ * example.com/gpu: 1} gets one. With {@code --kubeconfig} ({@code ./demo.sh --cluster}) the API
+ * server and the scheduler are a real Kubernetes control plane instead (see {@link DemoCluster}).
  */
 final class FakeDemo {
   static final String DRIVER = "gpu.example.com";
@@ -82,18 +80,31 @@ final class FakeDemo {
   }
 
   static int run(List<String> args, PrintStream out, PrintStream err) {
-    boolean keep = args.contains("--keep");
-    boolean quiet = args.contains("--quiet");
-    for (String a : args) {
-      if (!a.equals("--keep") && !a.equals("--quiet")) {
-        err.println("error: unknown demo flag " + a + " (use --keep or --quiet)");
+    boolean keep = false;
+    boolean quiet = false;
+    Optional<Path> cluster = Optional.empty();
+    for (int i = 0; i < args.size(); i++) {
+      String a = args.get(i);
+      if (a.equals("--keep")) {
+        keep = true;
+      } else if (a.equals("--quiet")) {
+        quiet = true;
+      } else if (a.equals("--kubeconfig") && i + 1 < args.size()) {
+        cluster = Optional.of(Path.of(args.get(++i)));
+      } else {
+        err.println(
+            "error: unknown demo flag "
+                + a
+                + " (use --keep, --quiet, or --kubeconfig FILE for a real cluster whose node "
+                + NODE
+                + " exists; ./demo.sh --cluster sets one up)");
         return 2;
       }
     }
     // The story goes to stdout; the components' own logs would drown it.
     System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
     try {
-      new FakeDemo(out, quiet).play(keep);
+      new FakeDemo(out, quiet).play(keep, cluster);
       return 0;
     } catch (Exception e) {
       err.println("demo failed: " + e);
@@ -102,22 +113,24 @@ final class FakeDemo {
     }
   }
 
-  private void play(boolean keep) throws Exception {
+  private void play(boolean keep, Optional<Path> cluster) throws Exception {
     Path work = Files.createTempDirectory("dra4j-demo-");
     title("dra4j demo: an unchanged pod asking for example.com/gpu: 1 gets a DRA device");
     say("working directory " + work);
 
-    FakeApiServer api = FakeApiServer.start();
-    Path kubeconfig = api.writeKubeconfig(work.resolve("kubeconfig"));
-    HttpKubeClient client = api.clientBuilder().rateLimit(1000, 1000).build();
+    DemoCluster api =
+        cluster.isPresent()
+            ? DemoCluster.real(cluster.get(), NODE)
+            : DemoCluster.embedded(work.resolve("kubeconfig"), NODE);
+    HttpKubeClient client = api.client();
     KubeletSimulator kubelet = null;
     DraDriver driver = null;
     try {
-      step("A Kubernetes API server (the test kit's, in this process)");
-      say("serving " + api.url() + "; kubeconfig " + kubeconfig);
+      step(api.description());
+      say("serving " + api.url() + "; kubeconfig " + api.kubeconfig());
 
       step("The cluster admin's part: a Node and a DeviceClass with extendedResourceName");
-      api.putNode(NODE);
+      say(api.nodeReady());
       String classYaml =
           ExtendedResourceGuard.deviceClassYaml(
               DRIVER, DRIVER, "example.com/gpu", Optional.empty());
@@ -158,8 +171,7 @@ final class FakeDemo {
 
       step("The driver publishes its ResourceSlices");
       require(driver.awaitPublished(WAIT), "slices published");
-      List<ResourceSlice> slices = api.objects(ResourceSlice.TYPE);
-      for (ResourceSlice s : slices) {
+      for (ResourceSlice s : api.slices()) {
         say(
             "slice "
                 + s.metadata().name()
@@ -182,11 +194,8 @@ final class FakeDemo {
       Pod pod = yaml.readValue(POD_YAML, Pod.class);
       client.create(Pod.TYPE, pod);
 
-      step("The scheduler's part (the test kit's allocator): a claim for the extended resource");
-      PodDecision decision = new ClusterAllocator(client).schedulePod("default", "cuda-job", NODE);
-      decision.steps().forEach(s -> say(s.toString()));
-      require(decision.scheduled(), "pod scheduled: " + decision.reason());
-      ResourceClaim claim = decision.extendedResourceClaim().orElseThrow();
+      step(api.schedulerDescription() + ": a claim for the extended resource");
+      ResourceClaim claim = api.schedule("default", "cuda-job", this::say);
       for (DeviceRequestAllocationResult r :
           claim.status().allocation().orElseThrow().devices().results()) {
         say(
@@ -276,7 +285,7 @@ final class FakeDemo {
 
       if (keep) {
         step("Everything keeps running (--keep); stop with Ctrl-C");
-        say("kubeconfig: " + kubeconfig);
+        say("kubeconfig: " + api.kubeconfig());
         say("status: the driver's CDI specs are in " + cdi);
         Thread.currentThread().join();
       }
@@ -294,7 +303,6 @@ final class FakeDemo {
       if (kubelet != null) {
         kubelet.close();
       }
-      client.close();
       api.close();
       AtomicFiles.deleteTreeQuietly(work);
     }
@@ -348,18 +356,18 @@ final class FakeDemo {
     throw new IllegalStateException("health stream never showed " + device + " " + status);
   }
 
-  private static Device awaitDevice(FakeApiServer api, String name, Predicate<Device> condition)
+  private static Device awaitDevice(DemoCluster api, String name, Predicate<Device> condition)
       throws InterruptedException {
     return await(
         "device " + name + " in the published slices",
         () ->
-            api.objects(ResourceSlice.TYPE).stream()
+            api.slices().stream()
                 .flatMap(s -> s.spec().devices().stream())
                 .filter(d -> d.name().equals(name) && condition.test(d))
                 .findFirst());
   }
 
-  private static <T> T await(String what, Supplier<Optional<T>> probe) throws InterruptedException {
+  static <T> T await(String what, Supplier<Optional<T>> probe) throws InterruptedException {
     long deadline = System.nanoTime() + WAIT.toNanos();
     while (System.nanoTime() < deadline) {
       Optional<T> v = probe.get();
