@@ -390,6 +390,17 @@ public final class HttpKubeClient implements KubeClient {
         }
         pause(what, backoff.next(), deadline, timeout(what, e));
       } catch (IOException e) {
+        if (neverConnected(e)) {
+          // With one attempt per send (JDK_ATTEMPTS_PROPERTY) the JDK reports a refused connect
+          // as "Too many retries" around the ConnectException: still never sent.
+          KubeException error =
+              new KubeException(0, "ConnectionFailed", what + ": cannot connect: " + e, e);
+          if (attempt >= maxRetries) {
+            throw error;
+          }
+          pause(what, backoff.next(), deadline, error);
+          continue;
+        }
         KubeException error =
             new KubeException(0, "ConnectionFailed", what + ": connection failed: " + e, e);
         if (!verb.repeatable || attempt >= maxRetries) {
@@ -761,5 +772,15 @@ public final class HttpKubeClient implements KubeClient {
     public HttpKubeClient build() {
       return new HttpKubeClient(this);
     }
+  }
+
+  /** Whether the failure happened before a connection existed, so nothing was sent. */
+  static boolean neverConnected(IOException e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof ConnectException || t instanceof HttpConnectTimeoutException) {
+        return true;
+      }
+    }
+    return false;
   }
 }
