@@ -5,6 +5,8 @@
 #                                        kube-controller-manager, kubectl (cached by version)
 #   e2e/cluster.sh up [--dir D] [--feature-gates G] [--runtime-config R]
 #                                        start them; prints `export ...` lines for eval
+#                                        (DRA4J_CLUSTER_DIR, PATH with the built kubectl,
+#                                        KUBECONFIG last)
 #   e2e/cluster.sh node NAME [--capacity NAME=QTY]... [--kubelet-version V]
 #                                        an API-only Node the scheduler accepts
 #   e2e/cluster.sh token NAMESPACE SERVICEACCOUNT --node NODE
@@ -296,6 +298,8 @@ EOF
   trap - EXIT
   say "control plane $K8S_VERSION up in $((SECONDS - start)) s; stop it with: e2e/cluster.sh down --dir $DIR"
   echo "export DRA4J_CLUSTER_DIR=$DIR"
+  # The built kubectl first on PATH, so a plain 'kubectl' talks to this cluster as its version.
+  echo "export PATH=\"$BIN:\$PATH\""
   echo "export KUBECONFIG=$admin"
 }
 
