@@ -11,8 +11,14 @@
 #                                        an API-only Node the scheduler accepts
 #   e2e/cluster.sh token NAMESPACE SERVICEACCOUNT --node NODE
 #                                        a kubeconfig with a pod-bound ServiceAccount token
+#   e2e/cluster.sh kubelet NODE --registry-dir D --state-dir S [-- FLAGS...]
+#                                        the DRA half of a real kubelet for NODE (the real plugin
+#                                        manager and DRA manager, e2e/cluster/kubelet); prints
+#                                        its log file
 #   e2e/cluster.sh kubectl ARGS...       the built kubectl, as cluster admin
-#   e2e/cluster.sh stop|start COMPONENT  stop or restart one component (e.g. kube-apiserver)
+#   e2e/cluster.sh stop [--kill] NAME    stop one process (SIGTERM, or SIGKILL: a crash), e.g.
+#                                        kube-apiserver or e2e-kubelet-NODE
+#   e2e/cluster.sh start NAME            start it again with the same flags
 #   e2e/cluster.sh down [--dir D]        stop every process by its PID and remove the folder
 #
 # Progress goes to stderr; stdout carries only what a caller evaluates or reads (export lines,
@@ -84,20 +90,24 @@ build() {
   say "built ${names[*]} in $((SECONDS - start)) s"
 }
 
-# The e2e kubelet harness (e2e/kubelet) is our own code: its binary is keyed by a hash of its
-# sources, so a change rebuilds it and an unchanged tree does not.
+# The e2e kubelet harness (e2e/cluster/kubelet, a package of the wrapper module so that it builds
+# against the same pinned modules) is our own code: its binary is keyed by a hash of its sources,
+# so a change rebuilds it and an unchanged tree does not.
 build_kubelet_harness() {
-  local src="$SCRIPT_DIR/kubelet"
-  [ -d "$src" ] || return 0
+  local flags=(-trimpath -tags selinux,notest -ldflags "-s -w")
   local hash
-  hash=$(cd "$SCRIPT_DIR" && cat cluster/go.mod cluster/go.sum $(find kubelet -type f | sort) | sha256sum | cut -c1-12)
+  hash=$(cd "$SCRIPT_DIR/cluster" && { echo "${flags[*]}"; cat go.mod go.sum $(find kubelet -type f | sort); } |
+    sha256sum | cut -c1-12)
   local out="$BIN/e2e-kubelet-$hash"
   if [ ! -x "$out" ]; then
-    say "building the e2e kubelet harness (real pluginmanager and DRA manager)"
+    say "building the e2e kubelet harness (the real plugin manager and DRA manager of $K8S_VERSION)"
     mkdir -p "$BIN"
+    local start=$SECONDS
     (cd "$SCRIPT_DIR/cluster" && CGO_ENABLED=0 GOFLAGS=-mod=mod \
-      go build -p "$(nproc)" -trimpath -o "$out.partial" ../kubelet) || die "the kubelet harness build failed"
+      go build -p "$(nproc)" "${flags[@]}" -o "$out.partial" ./kubelet) ||
+      die "the kubelet harness build failed (output above)"
     mv "$out.partial" "$out"
+    say "built the e2e kubelet harness in $((SECONDS - start)) s"
   fi
   ln -sfn "$(basename "$out")" "$BIN/e2e-kubelet"
 }
@@ -137,14 +147,16 @@ start_process() {
   setsid "$BIN/$binary" "$@" >>"$DIR/logs/$name.log" 2>&1 < /dev/null &
   echo $! >"$pidfile"
   printf '%q ' "$@" >"$DIR/pids/$name.args"
+  echo "$binary" >"$DIR/pids/$name.bin"
 }
 
+# stop_process NAME [SIGNAL]: SIGTERM (default) or e.g. KILL, then SIGKILL after 10 s.
 stop_process() {
-  local name=$1 pidfile="$DIR/pids/$1.pid"
+  local name=$1 signal=${2:-TERM} pidfile="$DIR/pids/$1.pid"
   [ -f "$pidfile" ] || return 0
   local pid; pid=$(cat "$pidfile")
   if kill -0 "$pid" 2>/dev/null; then
-    kill -TERM "$pid" 2>/dev/null || true
+    kill "-$signal" "$pid" 2>/dev/null || true
     local i
     for i in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
     kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null || true
@@ -169,22 +181,25 @@ wait_healthy() {
 # ---------------------------------------------------------------------------------------------
 # PKI
 
+openssl_q() { openssl "$@" >/dev/null 2>&1 || { openssl "$@"; die "openssl $1 failed"; }; }
+
+# cert NAME CN ORG EXT: a certificate in $DIR/pki signed by the cluster's CA.
+cert() {
+  local p="$DIR/pki" name=$1 cn=$2 org=$3 ext=$4
+  local subj="/CN=$cn"; [ -n "$org" ] && subj="/O=$org$subj"
+  openssl_q req -newkey rsa:2048 -nodes -subj "$subj" -keyout "$p/$name.key" -out "$p/$name.csr"
+  printf '%s\n' "$ext" >"$p/$name.ext"
+  openssl_q x509 -req -in "$p/$name.csr" -CA "$p/ca.crt" -CAkey "$p/ca.key" -CAcreateserial \
+    -days 3650 -extfile "$p/$name.ext" -out "$p/$name.crt"
+  rm -f "$p/$name.csr" "$p/$name.ext"
+  chmod 600 "$p/$name.key"
+}
+
 pki() {
   local p="$DIR/pki"
   mkdir -p "$p"
-  openssl_q() { openssl "$@" >/dev/null 2>&1 || { openssl "$@"; die "openssl $1 failed"; }; }
   openssl_q req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=dra4j-e2e-ca" \
     -keyout "$p/ca.key" -out "$p/ca.crt"
-  # name CN ORG EXT: a certificate signed by the CA.
-  cert() {
-    local name=$1 cn=$2 org=$3 ext=$4
-    local subj="/CN=$cn"; [ -n "$org" ] && subj="/O=$org$subj"
-    openssl_q req -newkey rsa:2048 -nodes -subj "$subj" -keyout "$p/$name.key" -out "$p/$name.csr"
-    printf '%s\n' "$ext" >"$p/$name.ext"
-    openssl_q x509 -req -in "$p/$name.csr" -CA "$p/ca.crt" -CAkey "$p/ca.key" -CAcreateserial \
-      -days 3650 -extfile "$p/$name.ext" -out "$p/$name.crt"
-    rm -f "$p/$name.csr" "$p/$name.ext"
-  }
   cert apiserver kube-apiserver "" \
     "subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,IP:10.0.0.1
 extendedKeyUsage=serverAuth
@@ -332,16 +347,24 @@ stop_all() {
   for ((i = ${#COMPONENTS[@]} - 1; i >= 0; i--)); do stop_process "${COMPONENTS[$i]}"; done
 }
 
-# stop/start one component, for outage tests (the API server going away and coming back).
+# stop/start one process of the cluster folder, for outage tests (the API server going away and
+# coming back) and crash tests (a kubelet killed and restarted on its checkpoint).
 component() {
-  local verb=$1 name=${2:-}
+  local verb=$1 signal=TERM name=""
+  shift
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --kill) [ "$verb" = stop ] || die "start: unknown flag '$1'"; signal=KILL; shift ;;
+      -*) die "$verb: unknown flag '$1'" ;;
+      *) [ -z "$name" ] || die "$verb: one NAME only"; name=$1; shift ;;
+    esac
+  done
   require_up
-  [ -n "$name" ] || die "$verb: name a component (${COMPONENTS[*]})"
-  case " ${COMPONENTS[*]} " in *" $name "*) ;; *) die "$verb: unknown component '$name'" ;; esac
-  if [ "$verb" = stop ]; then stop_process "$name"; say "stopped $name"; return; fi
-  [ -f "$DIR/pids/$name.args" ] || die "start: $name was never started in $DIR"
+  [ -n "$name" ] || die "$verb: name a process (${COMPONENTS[*]} or e2e-kubelet-NODE)"
+  [ -f "$DIR/pids/$name.args" ] || die "$verb: no process '$name' was started in $DIR"
+  if [ "$verb" = stop ]; then stop_process "$name" "$signal"; say "stopped $name ($signal)"; return; fi
   local args; eval "args=($(cat "$DIR/pids/$name.args"))"
-  start_process "$name" "$name" "${args[@]}"
+  start_process "$name" "$(cat "$DIR/pids/$name.bin" 2>/dev/null || echo "$name")" "${args[@]}"
   case "$name" in
     etcd) wait_healthy etcd "http://127.0.0.1:$ETCD_PORT/health" ;;
     kube-apiserver) wait_healthy kube-apiserver "https://127.0.0.1:$APISERVER_PORT/readyz" \
@@ -447,12 +470,21 @@ kubelet() {
     esac
   done
   [ -n "$nodename" ] && [ -n "$registry" ] && [ -n "$state" ] ||
-    die "kubelet: usage: kubelet NODE --registry-dir D --state-dir S"
+    die "kubelet: usage: kubelet NODE --registry-dir D --state-dir S [-- FLAGS...]"
   require_up
   require_bin e2e-kubelet
   mkdir -p "$registry" "$state"
+  # The kubelet's own identity, system:node:NODE in system:nodes, so the Node authorizer and
+  # NodeRestriction limit it as they limit a real kubelet (claims of its pods, its own slices).
+  local kubeconfig="$DIR/kubeconfigs/node-$nodename.kubeconfig"
+  if [ ! -f "$kubeconfig" ]; then
+    cert "node-$nodename" "system:node:$nodename" system:nodes "extendedKeyUsage=clientAuth
+keyUsage=digitalSignature,keyEncipherment"
+    write_kubeconfig "$kubeconfig" "    client-certificate-data: $(base64 -w0 "$DIR/pki/node-$nodename.crt")
+    client-key-data: $(base64 -w0 "$DIR/pki/node-$nodename.key")"
+  fi
   local name="e2e-kubelet-$nodename"
-  start_process "$name" e2e-kubelet --kubeconfig="$DIR/admin.kubeconfig" --node-name="$nodename" \
+  start_process "$name" e2e-kubelet --kubeconfig="$kubeconfig" --node-name="$nodename" \
     --registry-dir="$(realpath "$registry")" --state-dir="$(realpath "$state")" --feature-gates="$FEATURE_GATES" "${extra[@]}"
   say "e2e kubelet for $nodename started (log: $DIR/logs/$name.log)"
   echo "$DIR/logs/$name.log"
