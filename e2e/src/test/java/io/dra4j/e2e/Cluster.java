@@ -151,6 +151,34 @@ public final class Cluster {
   }
 
   /**
+   * Starts the real kubelet's plugin manager and DRA manager for {@code node} ({@code cluster.sh
+   * kubelet}) and returns its log file.
+   */
+  Path kubelet(String node, Path registryDir, Path stateDir) {
+    String out =
+        script(
+            List.of(
+                "kubelet",
+                node,
+                "--registry-dir",
+                registryDir.toString(),
+                "--state-dir",
+                stateDir.toString()));
+    String[] lines = out.strip().split("\n");
+    return Path.of(lines[lines.length - 1].strip());
+  }
+
+  /** Stops one process of the cluster by its PID: SIGTERM, or SIGKILL when {@code crash}. */
+  void stop(String process, boolean crash) {
+    script(crash ? List.of("stop", "--kill", process) : List.of("stop", process));
+  }
+
+  /** Starts a stopped process again with the flags it had. */
+  void start(String process) {
+    script(List.of("start", process));
+  }
+
+  /**
    * Removes what a test left on a node: its pods (the placeholder pods of its tokens too), its
    * ResourceSlices (a stopped driver leaves them, as the kubelet would clean up), and the Node.
    */

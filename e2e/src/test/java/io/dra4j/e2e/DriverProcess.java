@@ -63,6 +63,7 @@ final class DriverProcess implements AutoCloseable {
     private Path plugins;
     private Path cdi;
     private final Map<String, String> flags = new LinkedHashMap<>();
+    private final Map<String, String> systemProperties = new LinkedHashMap<>();
 
     private Builder(Path workDir, String node, Path kubeconfig) {
       this.workDir = workDir;
@@ -99,6 +100,12 @@ final class DriverProcess implements AutoCloseable {
       return this;
     }
 
+    /** A JVM system property, e.g. a crash point of the claim pipeline. Default: none. */
+    Builder systemProperty(String name, String value) {
+      systemProperties.put(name, value);
+      return this;
+    }
+
     DriverProcess start() {
       try {
         Files.createDirectories(registry);
@@ -111,8 +118,9 @@ final class DriverProcess implements AutoCloseable {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         // The DaemonSet's JVM flags (deploy/daemonset.yaml), without the image's CDS archive.
-        cmd.addAll(
-            List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xss512k", "-Xmx256m", "-jar"));
+        cmd.addAll(List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xss512k", "-Xmx256m"));
+        systemProperties.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
+        cmd.add("-jar");
         cmd.add(System.getProperty("dra4j.jar"));
         cmd.add("run");
         Map<String, String> all = new LinkedHashMap<>();
@@ -190,6 +198,25 @@ final class DriverProcess implements AutoCloseable {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);
     }
+  }
+
+  /**
+   * One sample of the driver's {@code /metrics} (they carry only the driver label), or -1 while the
+   * driver does not answer.
+   */
+  long metric(String name) {
+    HttpResponse<String> r;
+    try {
+      r = health("/metrics");
+    } catch (UncheckedIOException e) {
+      return -1;
+    }
+    for (String line : r.body().split("\n")) {
+      if (line.startsWith(name + "{") || line.startsWith(name + " ")) {
+        return (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+      }
+    }
+    throw new IllegalStateException("no metric " + name + " in:\n" + r.body());
   }
 
   /** SIGTERM, as the kubelet stops a pod; waits for the exit and returns its status. */

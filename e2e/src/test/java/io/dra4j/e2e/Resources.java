@@ -152,4 +152,69 @@ final class Resources {
         """
         .formatted(name, ns, resourceName, count, resourceName, count);
   }
+
+  /** A ResourceClaim asking for one device of the deployment's DeviceClass. */
+  static String claim(String ns, String name) {
+    return """
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceClaim
+        metadata:
+          name: %s
+          namespace: %s
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              exactly:
+                deviceClassName: gpu.example.com
+        """
+        .formatted(name, ns);
+  }
+
+  /** A ResourceClaimTemplate asking for one device of the deployment's DeviceClass. */
+  static String claimTemplate(String ns, String name) {
+    return """
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceClaimTemplate
+        metadata:
+          name: %s
+          namespace: %s
+        spec:
+          spec:
+            devices:
+              requests:
+              - name: gpu
+                exactly:
+                  deviceClassName: gpu.example.com
+        """
+        .formatted(name, ns);
+  }
+
+  /**
+   * A pod whose container {@code main} uses the pod claim {@code gpu}; {@code source} is {@code
+   * resourceClaimName: X} or {@code resourceClaimTemplateName: X}. With a {@code nodeName} the pod
+   * is bound directly, bypassing the scheduler. It keeps the default grace period, so a kubelet
+   * finishes its deletion.
+   */
+  static String podWithClaim(String ns, String name, String source, String nodeName) {
+    return """
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: %s
+          namespace: %s
+        spec:
+          %s
+          resourceClaims:
+          - name: gpu
+            %s
+          containers:
+          - name: main
+            image: registry.invalid/dra4j/never-pulled
+            resources:
+              claims:
+              - name: gpu
+        """
+        .formatted(name, ns, nodeName.isEmpty() ? "" : "nodeName: " + nodeName, source);
+  }
 }

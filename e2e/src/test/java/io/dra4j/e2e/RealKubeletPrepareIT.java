@@ -1,0 +1,203 @@
+package io.dra4j.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.dra4j.runtime.files.AtomicFiles;
+import io.dra4j.runtime.kube.KubeException;
+import io.dra4j.runtime.kube.ListOptions;
+import io.dra4j.runtime.kube.Pod;
+import io.dra4j.testkit.kubelet.KubeletSimulator;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The real kubelet's DRA manager prepares the claims of pods the real scheduler bound: it reads
+ * each claim, checks its owner and {@code reservedFor}, calls our NodePrepareResources once per
+ * claim however many pods share it, hands the CDI ids to the runtime per container, and calls
+ * NodeUnprepareResources when the last pod using the claim is gone.
+ */
+class RealKubeletPrepareIT {
+  static final String NS = "e2e-real-kubelet";
+
+  static Cluster cluster;
+  static KubeletNode node;
+
+  @BeforeAll
+  static void start() {
+    cluster = Cluster.shared();
+    cluster.apply(Resources.namespace(NS));
+    cluster.apply(Deployment.read("deviceclass.yaml"));
+    node = KubeletNode.start(cluster, "rk-node", b -> b.flag("devices", "2"));
+    node.awaitRegistered(0);
+    node.awaitDevices(2);
+  }
+
+  @AfterEach
+  void noPodsLeft() {
+    cluster.kubectl("delete", "pods", "--all", "-n", NS, "--wait=false");
+    node.await(
+        "every pod of " + NS + " deleted by the kubelet",
+        () -> cluster.admin().list(Cluster.PODS, NS, ListOptions.ALL).items().isEmpty());
+    cluster.kubectl("delete", "resourceclaims,resourceclaimtemplates", "--all", "-n", NS);
+    node.await("every CDI spec removed", () -> node.cdiSpecs().isEmpty());
+  }
+
+  @AfterAll
+  static void stop() {
+    if (node != null) {
+      node.close();
+    }
+    cluster.kubectl("delete", "deviceclass", "gpu.example.com", "--ignore-not-found");
+  }
+
+  @Test
+  void unchangedPodAskingForTheExtendedResourceGetsTheDeviceFromTheRealKubelet() throws Exception {
+    long prepared = node.driver().metric("dra4j_claims_prepared_total");
+    long unprepared = node.driver().metric("dra4j_claims_unprepared_total");
+    cluster.create(Resources.podWithExtendedResource(NS, "train", "example.com/gpu", 1));
+
+    // Real scheduler -> real kubelet DRA manager -> our NodePrepareResources -> CDI ids for the
+    // container, found in the spec our driver wrote.
+    JsonNode event = node.kubelet.awaitPod("prepared", NS + "/train");
+    List<String> ids = RealKubelet.cdiIds(event, "main");
+    assertThat(ids).as(event.toString()).hasSize(1);
+    assertThat(ids.get(0)).startsWith("k8s.gpu.example.com/");
+    assertThat(node.cdiSpecs()).hasSize(1);
+    assertThat(node.cdiSpecText()).contains(ids.get(0).substring(ids.get(0).indexOf('=') + 1));
+    JsonNode pod = node.awaitRunning(NS, "train");
+    String claimName =
+        pod.path("status").path("extendedResourceClaimStatus").path("resourceClaimName").asText();
+    JsonNode claim = cluster.admin().get(Cluster.CLAIMS, NS, claimName);
+    assertThat(claim.path("status").path("reservedFor").get(0).path("uid").asText())
+        .isEqualTo(pod.path("metadata").path("uid").asText());
+    assertThat(node.driver().metric("dra4j_claims_prepared_total")).isEqualTo(prepared + 1);
+
+    // kubectl delete: the kubelet unprepares, then finishes the deletion; the claim goes with it.
+    cluster.kubectl("delete", "pod", "train", "-n", NS, "--wait=false");
+    node.kubelet.awaitPod("unprepared", NS + "/train");
+    node.awaitGone(NS, "train");
+    assertThat(node.cdiSpecs()).isEmpty();
+    assertThat(node.driver().metric("dra4j_claims_unprepared_total")).isEqualTo(unprepared + 1);
+    node.await("the scheduler's claim deleted with its pod", () -> gone(claimName));
+  }
+
+  @Test
+  void aClaimSharedByTwoPodsIsPreparedOnceAndUnpreparedWithTheLastPod() throws Exception {
+    long prepared = node.driver().metric("dra4j_claims_prepared_total");
+    long repeats = node.driver().metric("dra4j_claims_prepare_repeats_total");
+    long unprepared = node.driver().metric("dra4j_claims_unprepared_total");
+    cluster.create(Resources.claim(NS, "shared"));
+    cluster.create(Resources.podWithClaim(NS, "first", "resourceClaimName: shared", ""));
+    cluster.create(Resources.podWithClaim(NS, "second", "resourceClaimName: shared", ""));
+
+    List<String> first =
+        RealKubelet.cdiIds(node.kubelet.awaitPod("prepared", NS + "/first"), "main");
+    List<String> second =
+        RealKubelet.cdiIds(node.kubelet.awaitPod("prepared", NS + "/second"), "main");
+    assertThat(first).hasSize(1).isEqualTo(second);
+    node.awaitRunning(NS, "first");
+    node.awaitRunning(NS, "second");
+    JsonNode claim = cluster.admin().get(Cluster.CLAIMS, NS, "shared");
+    assertThat(claim.path("status").path("reservedFor")).hasSize(2);
+    // The kubelet's own cache knows the claim is prepared: one NodePrepareResources in all.
+    assertThat(node.driver().metric("dra4j_claims_prepared_total")).isEqualTo(prepared + 1);
+    assertThat(node.driver().metric("dra4j_claims_prepare_repeats_total")).isEqualTo(repeats);
+
+    cluster.kubectl("delete", "pod", "first", "-n", NS, "--wait=false");
+    node.kubelet.awaitPod("unprepared", NS + "/first");
+    node.awaitGone(NS, "first");
+    assertThat(node.driver().metric("dra4j_claims_unprepared_total")).isEqualTo(unprepared);
+    assertThat(node.cdiSpecs()).hasSize(1);
+
+    cluster.kubectl("delete", "pod", "second", "-n", NS, "--wait=false");
+    node.kubelet.awaitPod("unprepared", NS + "/second");
+    node.awaitGone(NS, "second");
+    assertThat(node.driver().metric("dra4j_claims_unprepared_total")).isEqualTo(unprepared + 1);
+    assertThat(node.cdiSpecs()).isEmpty();
+  }
+
+  @Test
+  void aClaimFromATemplateIsOwnedByItsPodAndPrepared() throws Exception {
+    cluster.create(Resources.claimTemplate(NS, "gpu-template"));
+    cluster.create(
+        Resources.podWithClaim(NS, "templated", "resourceClaimTemplateName: gpu-template", ""));
+
+    JsonNode event = node.kubelet.awaitPod("prepared", NS + "/templated");
+    assertThat(RealKubelet.cdiIds(event, "main")).hasSize(1);
+    JsonNode pod = node.awaitRunning(NS, "templated");
+    String claimName =
+        pod.path("status").path("resourceClaimStatuses").get(0).path("resourceClaimName").asText();
+    JsonNode owner =
+        cluster.admin().get(Cluster.CLAIMS, NS, claimName).path("metadata").path("ownerReferences");
+    assertThat(owner.get(0).path("uid").asText())
+        .isEqualTo(pod.path("metadata").path("uid").asText());
+
+    cluster.kubectl("delete", "pod", "templated", "-n", NS, "--wait=false");
+    node.kubelet.awaitPod("unprepared", NS + "/templated");
+    node.awaitGone(NS, "templated");
+    assertThat(node.cdiSpecs()).isEmpty();
+    node.await("the template's claim deleted with its pod", () -> gone(claimName));
+  }
+
+  @Test
+  void aPodNotInReservedForIsRefusedByTheKubeletBeforeItCallsTheDriver() throws Exception {
+    long prepared = node.driver().metric("dra4j_claims_prepared_total");
+    long failures = node.driver().metric("dra4j_claim_prepare_failures_total");
+    // Bound to the node directly: the scheduler never allocates or reserves the claim for it.
+    cluster.create(Resources.claim(NS, "unreserved"));
+    cluster.create(
+        Resources.podWithClaim(NS, "intruder", "resourceClaimName: unreserved", node.name));
+
+    String uid = uid(NS, "intruder");
+    // The first attempts may be Forbidden: the Node authorizer learns of the pod's claim from its
+    // own informer, a moment after the kubelet's informer delivered the pod. The kubelet retries.
+    JsonNode refused =
+        node.kubelet.await(
+            "the kubelet refusing pod intruder",
+            e ->
+                e.path("event").asText().equals("prepare-failed")
+                    && e.path("pod").asText().equals(NS + "/intruder")
+                    && e.path("error")
+                        .asText()
+                        .contains(
+                            "pod intruder ("
+                                + uid
+                                + ") is not allowed to use"
+                                + " ResourceClaim unreserved"));
+    assertThat(node.driver().metric("dra4j_claims_prepared_total")).isEqualTo(prepared);
+    assertThat(node.driver().metric("dra4j_claim_prepare_failures_total")).isEqualTo(failures);
+    assertThat(node.pod(NS, "intruder").path("status").path("phase").asText())
+        .isNotEqualTo("Running");
+    assertThat(node.cdiSpecs()).isEmpty();
+
+    // The test kit's DRA manager refuses the same pod with the same words.
+    Path registry = Files.createTempDirectory("rk-sim-");
+    try (KubeletSimulator simulator = KubeletSimulator.start(registry)) {
+      Pod pod = cluster.admin().get(Pod.TYPE, NS, "intruder");
+      assertThatThrownBy(() -> simulator.draManager(cluster.admin()).prepare(pod))
+          .hasMessage(refused.path("error").asText());
+    } finally {
+      AtomicFiles.deleteTreeQuietly(registry);
+    }
+  }
+
+  private static String uid(String namespace, String pod) throws KubeException {
+    return node.pod(namespace, pod).path("metadata").path("uid").asText();
+  }
+
+  private static boolean gone(String claimName) {
+    try {
+      cluster.admin().get(Cluster.CLAIMS, NS, claimName);
+      return false;
+    } catch (KubeException e) {
+      return e.isNotFound();
+    }
+  }
+}
