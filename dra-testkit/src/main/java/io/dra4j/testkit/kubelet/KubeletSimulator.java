@@ -4,6 +4,11 @@ import io.dra4j.proto.pluginregistration.InfoRequest;
 import io.dra4j.proto.pluginregistration.PluginInfo;
 import io.dra4j.proto.pluginregistration.RegistrationGrpc;
 import io.dra4j.proto.pluginregistration.RegistrationStatus;
+import io.dra4j.runtime.kube.KubeClient;
+import io.dra4j.runtime.kube.KubeException;
+import io.dra4j.runtime.kube.ListOptions;
+import io.dra4j.runtime.kube.Preconditions;
+import io.dra4j.runtime.kube.ResourceSlice;
 import io.dra4j.runtime.kubelet.UdsChannels;
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
@@ -32,6 +37,7 @@ import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
@@ -57,7 +63,18 @@ import org.slf4j.LoggerFactory;
  * bind mounts); failed calls are retried with a shorter backoff (100 ms doubling to 5 s, the
  * kubelet uses 500 ms to about 2 min); a relative endpoint is rejected (the kubelet would dial it
  * relative to its own working directory); a rejected plugin is not retried until its socket is
- * re-created.
+ * re-created; the rejection reasons are worded by the simulator.
+ *
+ * <p>The e2e tests {@code RealKubelet*IT} run the same stories against the real kubelet's plugin
+ * manager and DRA manager (v1.37.2). What they showed is here too: {@link #plugin} picks the newest
+ * connected instance; {@link #wipeSlices} deletes the node's ResourceSlices as the kubelet does at
+ * its start and 30 s after a driver's last instance de-registered; {@link #draManager} prepares and
+ * unprepares whole pods with the kubelet's checks, sharing and restart behaviour. Still different,
+ * on purpose: the kubelet also wipes a driver's slices 30 s after the connection to its last
+ * instance broke while the registration socket stays (a driver killed with SIGKILL), where the
+ * simulator waits for the socket to go; and the kubelet opens every registered plugin's health
+ * stream itself (reopening it every 5 s), where the simulator opens one when a test calls {@link
+ * PluginInstance#watchHealth()}.
  *
  * <p>From JUnit: {@code try (KubeletSimulator kubelet = KubeletSimulator.start(registryDir)) {
  * PluginInstance p = kubelet.awaitPlugin("gpu.example.com", Duration.ofSeconds(10));
@@ -85,6 +102,12 @@ public final class KubeletSimulator implements AutoCloseable {
   /** The kubelet's NotifyRegistrationStatus deadline. */
   public static final Duration NOTIFY_TIMEOUT = Duration.ofSeconds(5);
 
+  /**
+   * The kubelet's {@code defaultWipingDelay}: how long a driver may have no instance before the
+   * kubelet deletes the node's ResourceSlices of that driver.
+   */
+  public static final Duration WIPING_DELAY = Duration.ofSeconds(30);
+
   private static final Logger LOG = LoggerFactory.getLogger(KubeletSimulator.class);
   private static final Duration FIRST_RETRY = Duration.ofMillis(100);
   private static final Duration MAX_RETRY = Duration.ofSeconds(5);
@@ -98,6 +121,10 @@ public final class KubeletSimulator implements AutoCloseable {
   private final List<Consumer<SimulatorEvent>> listeners = new CopyOnWriteArrayList<>();
   private volatile ContainerRuntime runtime = (driver, results) -> {};
   private boolean closed; // guarded by this
+  private SliceWiper wiper; // guarded by this; null: slices are left alone
+  private final Map<String, ScheduledFuture<?>> pendingWipes = new HashMap<>(); // guarded by this
+
+  private record SliceWiper(KubeClient client, String nodeName, Duration delay) {}
 
   private KubeletSimulator(Path registryDirectory) {
     if (!Epoll.isAvailable()) {
@@ -142,14 +169,50 @@ public final class KubeletSimulator implements AutoCloseable {
     return List.copyOf(registered);
   }
 
-  /** The newest registered instance of {@code driverName} (the one the kubelet would call). */
+  /**
+   * The instance of {@code driverName} the kubelet would call: the newest connected one, else the
+   * newest (during a rolling update the newest may not be connected yet).
+   */
   public synchronized Optional<PluginInstance> plugin(String driverName) {
+    PluginInstance newest = null;
     for (int i = registered.size() - 1; i >= 0; i--) {
-      if (registered.get(i).driverName().equals(driverName)) {
-        return Optional.of(registered.get(i));
+      PluginInstance p = registered.get(i);
+      if (p.driverName().equals(driverName)) {
+        if (p.isConnected()) {
+          return Optional.of(p);
+        }
+        newest = newest == null ? p : newest;
       }
     }
-    return Optional.empty();
+    return Optional.ofNullable(newest);
+  }
+
+  /**
+   * Treats the ResourceSlices of {@code nodeName} as that node's kubelet does: deletes all of them
+   * now, as a starting kubelet does before any driver registered, and from then on deletes a
+   * driver's slices {@code delay} after its last instance de-registered (the kubelet's delay is
+   * {@link #WIPING_DELAY}), unless an instance of it registers meanwhile. Each wipe is a {@link
+   * SimulatorEvent.Kind#SLICES_WIPED} event. Off by default: the simulator then leaves slices
+   * alone.
+   */
+  public KubeletSimulator wipeSlices(KubeClient client, String nodeName, Duration delay) {
+    synchronized (this) {
+      wiper =
+          new SliceWiper(
+              Objects.requireNonNull(client, "client"),
+              Objects.requireNonNull(nodeName, "nodeName"),
+              Objects.requireNonNull(delay, "delay"));
+    }
+    poller.execute(() -> wipe(""));
+    return this;
+  }
+
+  /**
+   * The kubelet's DRA manager on top of this simulator: prepares and unprepares whole pods, reading
+   * their claims through {@code client}, with the kubelet's checks and bookkeeping.
+   */
+  public DraManager draManager(KubeClient client) {
+    return new DraManager(this, Objects.requireNonNull(client, "client"));
   }
 
   /** Everything that happened so far, oldest first. */
@@ -435,6 +498,10 @@ public final class KubeletSimulator implements AutoCloseable {
       t.instance = instance;
       synchronized (this) {
         registered.add(instance);
+        ScheduledFuture<?> wipe = pendingWipes.remove(name);
+        if (wipe != null) {
+          wipe.cancel(false);
+        }
       }
       emit(SimulatorEvent.Kind.REGISTERED, t.path, name, describe(instance));
     } finally {
@@ -495,11 +562,61 @@ public final class KubeletSimulator implements AutoCloseable {
   }
 
   private void deregister(Tracked t, String why) {
+    String driver = t.instance.driverName();
     synchronized (this) {
       registered.remove(t.instance);
+      if (wiper != null
+          && !closed
+          && registered.stream().noneMatch(p -> p.driverName().equals(driver))
+          && !pendingWipes.containsKey(driver)) {
+        pendingWipes.put(
+            driver,
+            poller.schedule(() -> wipe(driver), wiper.delay().toMillis(), TimeUnit.MILLISECONDS));
+      }
     }
     t.instance.shutdown();
-    emit(SimulatorEvent.Kind.DEREGISTERED, t.path, t.instance.driverName(), why);
+    emit(SimulatorEvent.Kind.DEREGISTERED, t.path, driver, why);
+  }
+
+  /** Deletes the node's slices of {@code driver} (all drivers when empty), on the poller thread. */
+  private void wipe(String driver) {
+    SliceWiper w;
+    synchronized (this) {
+      pendingWipes.remove(driver);
+      w = wiper;
+      if (w == null || closed) {
+        return;
+      }
+    }
+    String selector =
+        "spec.nodeName=" + w.nodeName() + (driver.isEmpty() ? "" : ",spec.driver=" + driver);
+    int deleted = 0;
+    try {
+      for (ResourceSlice slice :
+          w.client().list(ResourceSlice.TYPE, "", ListOptions.fields(selector)).items()) {
+        try {
+          w.client().delete(ResourceSlice.TYPE, "", slice.metadata().name(), Preconditions.NONE);
+          deleted++;
+        } catch (KubeException e) {
+          if (!e.isNotFound()) {
+            throw e;
+          }
+        }
+      }
+    } catch (KubeException e) {
+      // The kubelet retries with backoff; a test sees the failure as an event instead.
+      emit(
+          SimulatorEvent.Kind.FAILED,
+          registryDirectory,
+          driver,
+          "deleting ResourceSlices " + selector + " failed: " + e.getMessage());
+      return;
+    }
+    emit(
+        SimulatorEvent.Kind.SLICES_WIPED,
+        registryDirectory,
+        driver,
+        deleted + " ResourceSlices with " + selector);
   }
 
   private static String describe(PluginInstance p) {

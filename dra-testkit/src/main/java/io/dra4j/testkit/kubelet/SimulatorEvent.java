@@ -4,7 +4,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 
 /**
- * Something the simulator did with a registration socket.
+ * Something the simulator did with a registration socket, or with the node's ResourceSlices.
  *
  * @param kind what happened
  * @param registrationSocket the socket in the registration directory
@@ -24,7 +24,13 @@ public record SimulatorEvent(
     /** A call failed (socket not answering, notify failed); retried with backoff. */
     FAILED,
     /** The socket disappeared or was re-created; the instance was dropped. */
-    DEREGISTERED
+    DEREGISTERED,
+    /**
+     * The node's ResourceSlices of the driver (of every driver when the name is empty) were
+     * deleted, as the kubelet does ({@link KubeletSimulator#wipeSlices}); the socket is the
+     * registration directory.
+     */
+    SLICES_WIPED
   }
 
   @Override
