@@ -179,6 +179,8 @@ class PluginRegistrationTest {
         .isEqualTo(DRIVER + "-old-pod-reg.sock");
     assertThat(fresh.draSocket().getFileName().toString()).isEqualTo("dra-new-pod.sock");
     assertThat(first.endpoint()).isNotEqualTo(second.endpoint());
+    // The kubelet prefers connected instances; the new one connects at once, as it is dialled.
+    awaitConnected(second);
     assertThat(h.kubelet.plugin(DRIVER)).contains(second);
     h.kubelet.plugin(DRIVER).orElseThrow().prepare(List.of(CLAIM));
     assertThat(newService.prepareCalls).hasSize(1);
@@ -191,6 +193,32 @@ class PluginRegistrationTest {
                 && e.registrationSocket().equals(old.registrationSocket()),
         WAIT);
     assertThat(h.kubelet.plugins()).containsExactly(second);
+  }
+
+  @Test
+  void aNewerInstanceThatDoesNotConnectIsNotCalledWhileAConnectedOneServes() throws Exception {
+    PluginInstance serving = h.register(h.server(service));
+    // Registers fine, but nothing listens on its endpoint.
+    try (FakePlugin dead =
+        new FakePlugin(
+            h.registry.resolve("dead-reg.sock"),
+            FakePlugin.info(
+                "DRAPlugin", DRIVER, tmp.resolve("nothing.sock").toString(), "v1.DRAPlugin"))) {
+      PluginInstance newest = h.kubelet.awaitPluginAt(h.registry.resolve("dead-reg.sock"), WAIT);
+      awaitConnected(serving);
+      assertThat(h.kubelet.plugins()).containsExactly(serving, newest);
+      assertThat(h.kubelet.plugin(DRIVER)).contains(serving);
+      h.kubelet.plugin(DRIVER).orElseThrow().prepare(List.of(CLAIM));
+      assertThat(service.prepareCalls).hasSize(1);
+    }
+  }
+
+  private static void awaitConnected(PluginInstance plugin) throws InterruptedException {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (!plugin.isConnected()) {
+      assertThat(System.nanoTime()).as("%s connected within %s", plugin, WAIT).isLessThan(deadline);
+      Thread.sleep(10);
+    }
   }
 
   @Test
