@@ -11,6 +11,7 @@ import io.dra4j.api.provider.Pool;
 import io.dra4j.api.provider.ProviderContext;
 import io.dra4j.runtime.claims.BindingController;
 import io.dra4j.runtime.claims.ClaimPreparer;
+import io.dra4j.runtime.claims.ClaimSerializer;
 import io.dra4j.runtime.claims.ClaimStats;
 import io.dra4j.runtime.claims.RecoveryReport;
 import io.dra4j.runtime.extendedresource.ExtendedResourceGuard;
@@ -206,6 +207,7 @@ public final class DraDriver implements AutoCloseable {
             .devRoot(s.devRoot)
             .deviceMetadata(s.deviceMetadata)
             .inventory(this::lookup)
+            .serializer(ClaimSerializer.forDriver(s.provider, pluginDirectory, s.podUid))
             .build();
     RecoveryReport recovery = preparer.recover();
     LOG.info("driver {} on node {}: claim state recovered: {}", s.driverName, s.nodeName, recovery);
@@ -608,7 +610,6 @@ public final class DraDriver implements AutoCloseable {
     // The provider first: its health monitor still reports into the hub until it stops.
     closeQuietly(settings.provider);
     health.ifPresent(DraDriver::closeQuietly);
-    closeQuietly(preparer);
     terminated.countDown();
   }
 

@@ -131,76 +131,77 @@ final class Warmup {
       Path plugin = Files.createDirectories(scratch.resolve("p"));
       Path cdi = Files.createDirectories(scratch.resolve("c"));
       long deadline = start + budget.toNanos();
-      try (WarmUpClient client = new WarmUpClient(api, deadline);
-          ClaimPreparer preparer =
-              ClaimPreparer.builder()
-                  .driverName(driverName)
-                  .provider(new NoopProvider())
-                  // Claims are read and their status applied as in a real prepare.
-                  .kubeClient(client)
-                  .pluginDataDirectory(plugin)
-                  .cdiDirectory(cdi)
-                  .devRoot(scratch)
-                  // Synthetic claims are noise in the driver's log.
-                  .logger(NOPLogger.NOP_LOGGER)
-                  .build();
-          KubeletPluginServer server =
-              KubeletPluginServer.builder()
-                  .driverName(driverName)
-                  .registrarDirectory(registrar)
-                  .pluginDataDirectory(plugin)
-                  .nodeService(preparer)
-                  .callLogger(NOPLogger.NOP_LOGGER)
-                  .build()
-                  .start()) {
-        preparer.recover();
-        channel = UdsChannels.open(server.registrationSocket(), group);
-        RegistrationGrpc.newBlockingStub(channel).getInfo(InfoRequest.getDefaultInstance());
-        long first = 0;
-        long last = 0;
-        int done = 0;
-        // At least one round: on a starved node the set-up alone can use up the budget, and the
-        // first round is the one that loads most of the path.
-        while (done < iterations && (done == 0 || System.nanoTime() < deadline)) {
-          // A new connection each round: the kubelet's first prepare also arrives on a new one,
-          // and accepting it (pipeline, HTTP/2 handshake) is server code that must be warm too.
-          channel.shutdownNow();
-          channel = UdsChannels.open(server.draSocket(), group);
-          DRAPluginGrpc.DRAPluginBlockingStub stub = DRAPluginGrpc.newBlockingStub(channel);
-          String uid = UUID.randomUUID().toString();
-          // Unique, so that the API probes cannot meet a real claim.
-          String name = "warm-up-" + uid;
-          client.put(syntheticClaim(driverName, name, uid));
-          Claim claim =
-              Claim.newBuilder().setNamespace(NAMESPACE).setName(name).setUid(uid).build();
-          long t0 = System.nanoTime();
-          String error =
-              stub.withDeadlineAfter(10, TimeUnit.SECONDS)
-                  .nodePrepareResources(
-                      NodePrepareResourcesRequest.newBuilder().addClaims(claim).build())
-                  .getClaimsOrThrow(uid)
-                  .getError();
-          if (!error.isEmpty()) {
-            // Warming the error path would be worse than no warm-up: say so loudly.
-            throw new IllegalStateException("warm-up prepare failed: " + error);
+      try (WarmUpClient client = new WarmUpClient(api, deadline)) {
+        ClaimPreparer preparer =
+            ClaimPreparer.builder()
+                .driverName(driverName)
+                .provider(new NoopProvider())
+                // Claims are read and their status applied as in a real prepare.
+                .kubeClient(client)
+                .pluginDataDirectory(plugin)
+                .cdiDirectory(cdi)
+                .devRoot(scratch)
+                // Synthetic claims are noise in the driver's log.
+                .logger(NOPLogger.NOP_LOGGER)
+                .build();
+        try (KubeletPluginServer server =
+            KubeletPluginServer.builder()
+                .driverName(driverName)
+                .registrarDirectory(registrar)
+                .pluginDataDirectory(plugin)
+                .nodeService(preparer)
+                .callLogger(NOPLogger.NOP_LOGGER)
+                .build()
+                .start()) {
+          preparer.recover();
+          channel = UdsChannels.open(server.registrationSocket(), group);
+          RegistrationGrpc.newBlockingStub(channel).getInfo(InfoRequest.getDefaultInstance());
+          long first = 0;
+          long last = 0;
+          int done = 0;
+          // At least one round: on a starved node the set-up alone can use up the budget, and the
+          // first round is the one that loads most of the path.
+          while (done < iterations && (done == 0 || System.nanoTime() < deadline)) {
+            // A new connection each round: the kubelet's first prepare also arrives on a new one,
+            // and accepting it (pipeline, HTTP/2 handshake) is server code that must be warm too.
+            channel.shutdownNow();
+            channel = UdsChannels.open(server.draSocket(), group);
+            DRAPluginGrpc.DRAPluginBlockingStub stub = DRAPluginGrpc.newBlockingStub(channel);
+            String uid = UUID.randomUUID().toString();
+            // Unique, so that the API probes cannot meet a real claim.
+            String name = "warm-up-" + uid;
+            client.put(syntheticClaim(driverName, name, uid));
+            Claim claim =
+                Claim.newBuilder().setNamespace(NAMESPACE).setName(name).setUid(uid).build();
+            long t0 = System.nanoTime();
+            String error =
+                stub.withDeadlineAfter(10, TimeUnit.SECONDS)
+                    .nodePrepareResources(
+                        NodePrepareResourcesRequest.newBuilder().addClaims(claim).build())
+                    .getClaimsOrThrow(uid)
+                    .getError();
+            if (!error.isEmpty()) {
+              // Warming the error path would be worse than no warm-up: say so loudly.
+              throw new IllegalStateException("warm-up prepare failed: " + error);
+            }
+            stub.withDeadlineAfter(10, TimeUnit.SECONDS)
+                .nodeUnprepareResources(
+                    NodeUnprepareResourcesRequest.newBuilder().addClaims(claim).build());
+            long t = System.nanoTime() - t0;
+            if (done == 0) {
+              first = t;
+            }
+            last = t;
+            client.remove(name);
+            done++;
           }
-          stub.withDeadlineAfter(10, TimeUnit.SECONDS)
-              .nodeUnprepareResources(
-                  NodeUnprepareResourcesRequest.newBuilder().addClaims(claim).build());
-          long t = System.nanoTime() - t0;
-          if (done == 0) {
-            first = t;
-          }
-          last = t;
-          client.remove(name);
-          done++;
+          return new Result(
+              done,
+              client.probes(),
+              Duration.ofNanos(System.nanoTime() - start),
+              Duration.ofNanos(first),
+              Duration.ofNanos(last));
         }
-        return new Result(
-            done,
-            client.probes(),
-            Duration.ofNanos(System.nanoTime() - start),
-            Duration.ofNanos(first),
-            Duration.ofNanos(last));
       }
     } finally {
       if (channel != null) {

@@ -210,7 +210,6 @@ public final class ClaimPipelineBench {
     @Override
     public void close() throws Exception {
       server.close();
-      preparer.close();
       kubelet.close();
       client.close();
       api.close();

@@ -32,10 +32,8 @@ import io.dra4j.runtime.kube.KubeJson;
 import io.dra4j.runtime.kube.ResourceClaim;
 import io.dra4j.runtime.kubelet.ClaimPrepareResult;
 import io.dra4j.runtime.kubelet.KubeletDevice;
-import io.dra4j.runtime.kubelet.KubeletPluginServer;
 import io.dra4j.runtime.kubelet.NodeCall;
 import io.dra4j.runtime.kubelet.NodeService;
-import io.dra4j.runtime.kubelet.SerializationLock;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -53,8 +51,8 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
@@ -81,15 +79,14 @@ import org.slf4j.MDC;
  *
  * <h2>Concurrency</h2>
  *
- * By default every call holds the driver's serialization lock (in-process, and with rolling updates
- * the cross-process {@code serialize.lock}). A provider whose {@link DeviceProvider#threadSafe()}
- * is true gets calls in parallel, per claim: this process then holds the serialization lock as long
- * as any of its calls runs (so an old and a new driver process still never interleave) and a
- * per-claim mutex orders calls for the same claim. The overlap guard is one atomic index, so it
- * stays exact either way. When another process held the lock in between (noticed through an owner
- * file in the plugin data directory), the index is rebuilt from the checkpoint records.
+ * The driver's {@link ClaimSerializer} decides which calls run at once: one at a time for a
+ * provider that is not {@link DeviceProvider#threadSafe() thread-safe}, in parallel (one at a time
+ * per claim) for one that is, and in a rolling update never interleaved with the other driver
+ * process. The overlap guard is one atomic index, so it stays exact either way. When another
+ * process held the lock in between (noticed through an owner file in the plugin data directory),
+ * the index is rebuilt from the checkpoint records.
  */
-public final class ClaimPreparer implements NodeService, AutoCloseable {
+public final class ClaimPreparer implements NodeService {
 
   private static final Logger DEFAULT_LOG = LoggerFactory.getLogger(ClaimPreparer.class);
 
@@ -119,12 +116,8 @@ public final class ClaimPreparer implements NodeService, AutoCloseable {
   private final Clock clock;
   private final ClaimListener listener;
   private final OpaqueConfigs configs;
-  private final SerializationLock recoveryLock;
-  private final boolean parallel;
+  private final ClaimSerializer serializer;
   private final DeviceIndex index = new DeviceIndex();
-  private final KeyedLocks claimLocks = new KeyedLocks();
-  private final ReentrantLock serial = new ReentrantLock();
-  private final ProcessGate gate;
   private final String ownerToken = UUID.randomUUID().toString();
   private final Path ownerFile;
 
@@ -156,14 +149,11 @@ public final class ClaimPreparer implements NodeService, AutoCloseable {
         new OpaqueConfigs(
             driver,
             provider instanceof TypedConfig t ? Optional.of(t) : Optional.<TypedConfig>empty());
-    this.recoveryLock =
-        b.serializationLock != null
-            ? b.serializationLock
-            : SerializationLock.crossProcess(
-                b.pluginDataDirectory.resolve(KubeletPluginServer.SERIALIZE_LOCK_FILE));
-    this.parallel = provider.threadSafe();
+    this.serializer =
+        b.serializer != null
+            ? b.serializer
+            : ClaimSerializer.forDriver(provider, b.pluginDataDirectory, Optional.empty());
     this.ownerFile = b.pluginDataDirectory.resolve(OWNER_FILE);
-    this.gate = new ProcessGate(this::syncWithOtherProcesses);
   }
 
   /** A builder. */
@@ -188,11 +178,6 @@ public final class ClaimPreparer implements NodeService, AutoCloseable {
         index.claims());
   }
 
-  @Override
-  public boolean locksItself() {
-    return true;
-  }
-
   // ------------------------------------------------------------------------------------------
   // Recovery
 
@@ -203,13 +188,9 @@ public final class ClaimPreparer implements NodeService, AutoCloseable {
    */
   @SuppressWarnings("try")
   public RecoveryReport recover() throws IOException {
-    try (SerializationLock.Held held = recoveryLock.acquire()) {
-      serial.lock();
-      try {
-        return recoverLocked();
-      } finally {
-        serial.unlock();
-      }
+    // Recovery rebuilds the index from the records anyway: nothing to do on taking the lock.
+    try (ClaimSerializer.Pass alone = serializer.alone(ClaimSerializer.NOTHING)) {
+      return recoverLocked();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IOException("interrupted while waiting for the serialization lock", e);
@@ -287,7 +268,7 @@ public final class ClaimPreparer implements NodeService, AutoCloseable {
     return names;
   }
 
-  /** Called whenever this process newly holds the serialization lock. */
+  /** Called whenever this process newly holds the lock file (rolling update). */
   private void syncWithOtherProcesses() throws IOException {
     String owner;
     try {
@@ -331,7 +312,7 @@ public final class ClaimPreparer implements NodeService, AutoCloseable {
       resolved.put(ref.uid(), resolve(ref));
     }
     Map<String, ClaimPrepareResult> out = new LinkedHashMap<>();
-    try (Locked l = lock(call)) {
+    try (ClaimSerializer.Pass pass = enter(call)) {
       for (ClaimRef ref : claims) {
         Object r = resolved.get(ref.uid());
         long claimStart = System.nanoTime();
@@ -404,7 +385,7 @@ public final class ClaimPreparer implements NodeService, AutoCloseable {
 
   private ClaimPrepareResult prepareOne(ResolvedClaim r, boolean[] repeat) {
     ClaimRef ref = r.ref();
-    try (KeyedLocks.Held h = claimLocks.lock(ref.uid())) {
+    try (ClaimSerializer.Pass claim = serializer.claim(ref.uid())) {
       Optional<ClaimCheckpoint> existing = readRecord(ref.uid());
       if (existing.isPresent()) {
         ClaimCheckpoint rec = existing.get();
@@ -767,7 +748,7 @@ public final class ClaimPreparer implements NodeService, AutoCloseable {
   public Map<String, Optional<String>> unprepare(List<ClaimRef> claims, NodeCall call)
       throws Exception {
     Map<String, Optional<String>> out = new LinkedHashMap<>();
-    try (Locked l = lock(call)) {
+    try (ClaimSerializer.Pass pass = enter(call)) {
       for (ClaimRef ref : claims) {
         long start = System.nanoTime();
         Optional<String> error;
@@ -791,7 +772,7 @@ public final class ClaimPreparer implements NodeService, AutoCloseable {
   }
 
   private Optional<String> unprepareOne(ClaimRef ref) {
-    try (KeyedLocks.Held h = claimLocks.lock(ref.uid())) {
+    try (ClaimSerializer.Pass claim = serializer.claim(ref.uid())) {
       Optional<ClaimCheckpoint> existing = readRecord(ref.uid());
       if (existing.isEmpty()) {
         // Never prepared, or already unprepared: remove strays, succeed without the provider.
@@ -844,37 +825,14 @@ public final class ClaimPreparer implements NodeService, AutoCloseable {
   // ------------------------------------------------------------------------------------------
   // Locking, logging
 
-  private interface Locked extends AutoCloseable {
-    @Override
-    void close();
-  }
-
-  private Locked lock(NodeCall call) throws IOException, InterruptedException {
-    // Only a file lock (rolling updates) has another process on the other side; an in-process
-    // lock needs neither the gate's keeper thread nor the owner check on every call.
-    boolean crossProcess = call.lock().lockFile().isPresent();
-    if (parallel) {
-      if (!crossProcess) {
-        return () -> {};
-      }
-      ProcessGate.Pass pass = gate.enter(call.lock());
-      return pass::close;
+  private ClaimSerializer.Pass enter(NodeCall call) throws IOException, InterruptedException {
+    ClaimSerializer.Pass pass = serializer.call(this::syncWithOtherProcesses);
+    if (call.isCancelled()) {
+      pass.close();
+      throw new CancellationException(
+          "the kubelet cancelled the call while it waited for the serialization lock");
     }
-    SerializationLock.Held held = call.lock().acquire();
-    serial.lockInterruptibly();
-    try {
-      if (crossProcess) {
-        syncWithOtherProcesses();
-      }
-    } catch (IOException | RuntimeException e) {
-      serial.unlock();
-      held.close();
-      throw e;
-    }
-    return () -> {
-      serial.unlock();
-      held.close();
-    };
+    return pass;
   }
 
   private interface Mdc extends AutoCloseable {
@@ -901,11 +859,6 @@ public final class ClaimPreparer implements NodeService, AutoCloseable {
     }
   }
 
-  @Override
-  public void close() {
-    gate.close();
-  }
-
   /** Builds a {@link ClaimPreparer}. */
   public static final class Builder {
     private String driverName;
@@ -922,7 +875,7 @@ public final class ClaimPreparer implements NodeService, AutoCloseable {
     private Clock clock = Clock.systemUTC();
     private ClaimListener listener = ClaimListener.NONE;
     private Logger logger = DEFAULT_LOG;
-    private SerializationLock serializationLock;
+    private ClaimSerializer serializer;
 
     private Builder() {}
 
@@ -1023,12 +976,12 @@ public final class ClaimPreparer implements NodeService, AutoCloseable {
     }
 
     /**
-     * The lock {@link #recover()} holds; default the cross-process lock on {@code
-     * <pluginDataDir>/serialize.lock}, the one {@link KubeletPluginServer} uses in rolling updates.
-     * Prepare and unprepare use the lock of each call.
+     * Which calls may run at once, for the calls and for {@link #recover()}; default {@link
+     * ClaimSerializer#forDriver} without rolling update, from the provider's {@link
+     * DeviceProvider#threadSafe()}.
      */
-    public Builder serializationLock(SerializationLock value) {
-      serializationLock = Objects.requireNonNull(value, "serializationLock");
+    public Builder serializer(ClaimSerializer value) {
+      serializer = Objects.requireNonNull(value, "serializer");
       return this;
     }
 

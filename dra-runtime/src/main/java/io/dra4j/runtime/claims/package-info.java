@@ -23,12 +23,14 @@
  *       lastTransitionTime} while its status is unchanged.
  *   <li>Device metadata files use {@code apiVersion: metadata.resource.k8s.io/v1alpha1, kind:
  *       DeviceMetadata}; the group is unconfirmed upstream (one constant to change).
- *   <li>Concurrency: a provider that is not thread-safe gets every call under the driver's
- *       serialization lock. A thread-safe one gets calls in parallel: the process holds the
- *       serialization lock (the cross-process file lock in rolling updates) while any of its calls
- *       runs, so two driver processes never interleave; claims are ordered by a per-claim mutex and
- *       the overlap guard is one atomic index. A small owner file tells a process that another one
- *       held the lock meanwhile; it then rebuilds the index from the records.
+ *   <li>Concurrency has one owner, {@link io.dra4j.runtime.claims.ClaimSerializer}, built per
+ *       driver from its pod UID and the provider's {@code threadSafe()}; the kubelet server itself
+ *       never serializes. A provider that is not thread-safe gets one call at a time. A thread-safe
+ *       one gets calls in parallel: the process holds the cross-process file lock (rolling update)
+ *       while any of its calls runs, so two driver processes never interleave; claims are ordered
+ *       by a per-claim mutex and the overlap guard is one atomic index. A small owner file tells a
+ *       process that another one held the lock meanwhile; it then rebuilds the index from the
+ *       records.
  * </ul>
  */
 package io.dra4j.runtime.claims;

@@ -48,8 +48,8 @@ import org.slf4j.LoggerFactory;
  *       subrequest suffixes stripped; an entry for every requested claim;
  *   <li>{@code v1.DRAResourceHealth} and {@code v1alpha1.DRAResourceHealth} only with a {@link
  *       HealthSource} (otherwise not advertised, and calls get UNIMPLEMENTED);
- *   <li>prepare and unprepare serialized by default; with a pod UID (rolling update) also across
- *       processes through {@code <plugin data dir>/serialize.lock}.
+ *   <li>prepare and unprepare reach the {@link NodeService} as they arrive, concurrently; which of
+ *       them may overlap is the service's to decide (see {@link NodeService}).
  * </ul>
  *
  * <pre>{@code
@@ -72,9 +72,6 @@ public final class KubeletPluginServer implements AutoCloseable {
   public static final String SERVICE_DRA_V1BETA1 = "v1beta1.DRAPlugin";
   public static final String SERVICE_HEALTH_V1 = "v1.DRAResourceHealth";
   public static final String SERVICE_HEALTH_V1ALPHA1 = "v1alpha1.DRAResourceHealth";
-
-  /** Name of the cross-process lock file in the plugin data directory. */
-  public static final String SERIALIZE_LOCK_FILE = "serialize.lock";
 
   private static final Logger LOG = LoggerFactory.getLogger(KubeletPluginServer.class);
 
@@ -112,7 +109,6 @@ public final class KubeletPluginServer implements AutoCloseable {
   private final Logger callLogger;
   private final Optional<HealthSource> healthSource;
   private final NodeService nodeService;
-  private final SerializationLock serializationLock;
   private final List<ServerInterceptor> interceptors;
   private final List<Consumer<RegistrationStatus>> registrationListeners;
   private final Duration shutdownTimeout;
@@ -156,14 +152,6 @@ public final class KubeletPluginServer implements AutoCloseable {
       services.add(SERVICE_HEALTH_V1ALPHA1);
     }
     this.supportedServices = List.copyOf(services);
-    if (!b.serialize) {
-      this.serializationLock = SerializationLock.disabled();
-    } else if (podUid.isPresent()) {
-      this.serializationLock =
-          SerializationLock.crossProcess(pluginDataDirectory.resolve(SERIALIZE_LOCK_FILE));
-    } else {
-      this.serializationLock = SerializationLock.inProcess();
-    }
     List<ServerInterceptor> reversed = new ArrayList<>(b.interceptors);
     // ServerInterceptors.intercept runs the last one first; the builder's order is outermost first.
     Collections.reverse(reversed);
@@ -173,7 +161,7 @@ public final class KubeletPluginServer implements AutoCloseable {
     this.beforeRegistrationSocket = b.beforeRegistrationSocket;
   }
 
-  /** A builder with the kubelet's default directories, both DRA versions and serialization on. */
+  /** A builder with the kubelet's default directories and both DRA versions. */
   public static Builder builder() {
     return new Builder();
   }
@@ -202,7 +190,7 @@ public final class KubeletPluginServer implements AutoCloseable {
 
       UnixSockets.claimPath("DRA socket", draSocket);
       NettyServerBuilder dra = serverFor(draSocket);
-      calls = new NodeCalls(driverName, nodeService, serializationLock, callLogger);
+      calls = new NodeCalls(driverName, nodeService, callLogger);
       if (nodeV1) {
         dra.addService(intercepted(new DraPluginV1Service(calls)));
       }
@@ -239,12 +227,11 @@ public final class KubeletPluginServer implements AutoCloseable {
       throw e;
     }
     LOG.info(
-        "driver={}: listening on {} (services {}), registration socket {}, serialization {}",
+        "driver={}: listening on {} (services {}), registration socket {}",
         driverName,
         draSocket,
         supportedServices,
-        registrationSocket,
-        serializationLock);
+        registrationSocket);
     return this;
   }
 
@@ -407,14 +394,6 @@ public final class KubeletPluginServer implements AutoCloseable {
     return supportedServices;
   }
 
-  /**
-   * The lock that serializes prepare and unprepare; for a {@link NodeService} that {@link
-   * NodeService#locksItself() locks itself}, the same object as {@link NodeCall#lock()}.
-   */
-  public SerializationLock serializationLock() {
-    return serializationLock;
-  }
-
   /** The kubelet's last {@code NotifyRegistrationStatus}, if any arrived. */
   public Optional<RegistrationStatus> registrationStatus() {
     return registrationStatus;
@@ -444,7 +423,6 @@ public final class KubeletPluginServer implements AutoCloseable {
     private boolean nodeV1beta1 = true;
     private Optional<HealthSource> healthSource = Optional.empty();
     private NodeService nodeService;
-    private boolean serialize = true;
     private final List<ServerInterceptor> interceptors = new ArrayList<>();
     private final List<Consumer<RegistrationStatus>> registrationListeners = new ArrayList<>();
     private Duration shutdownTimeout = Duration.ofSeconds(10);
@@ -478,8 +456,9 @@ public final class KubeletPluginServer implements AutoCloseable {
     }
 
     /**
-     * Enables rolling updates: per-pod socket names, and prepare/unprepare serialized across the
-     * old and the new driver process through {@code serialize.lock}. Needs a 1.33+ kubelet.
+     * Enables rolling updates: per-pod socket names, so that the old and the new driver process can
+     * listen side by side. Needs a 1.33+ kubelet. (Serializing their calls is the {@link
+     * NodeService}'s: the claim pipeline's serializer does it with the same pod UID.)
      */
     public Builder rollingUpdate(String podUidValue) {
       podUid = Optional.of(Objects.requireNonNull(podUidValue, "podUid"));
@@ -519,12 +498,6 @@ public final class KubeletPluginServer implements AutoCloseable {
     /** Prepares and unprepares claims. Required. */
     public Builder nodeService(NodeService service) {
       nodeService = Objects.requireNonNull(service, "nodeService");
-      return this;
-    }
-
-    /** Serialize prepare and unprepare (default true). */
-    public Builder serialize(boolean value) {
-      serialize = value;
       return this;
     }
 

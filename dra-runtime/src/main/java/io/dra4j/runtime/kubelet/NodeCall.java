@@ -11,13 +11,6 @@ public interface NodeCall {
   /** The process-wide request id that the server's log lines for this call carry. */
   long requestId();
 
-  /**
-   * The driver's serialization lock. When {@link NodeService#locksItself()} is false the server
-   * already holds it around the call; otherwise the service takes it itself, after any slow work
-   * that may run concurrently (for example fetching ResourceClaims from the API server).
-   */
-  SerializationLock lock();
-
   /** True once the kubelet gave up on the call (deadline passed or connection closed). */
   boolean isCancelled();
 }

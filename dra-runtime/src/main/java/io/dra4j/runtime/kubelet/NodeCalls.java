@@ -15,9 +15,9 @@ import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
 
 /**
- * The version-neutral DRA node service: checks the request, serializes, calls the {@link
- * NodeService}, completes and normalizes its answer, logs. The v1 and v1beta1 gRPC services only
- * convert messages around it.
+ * The version-neutral DRA node service: checks the request, calls the {@link NodeService},
+ * completes and normalizes its answer, logs. The v1 and v1beta1 gRPC services only convert messages
+ * around it.
  */
 final class NodeCalls {
 
@@ -29,16 +29,12 @@ final class NodeCalls {
   private final Logger log;
   private final String driverName;
   private final NodeService service;
-  private final SerializationLock lock;
-  private final boolean serializeHere;
   private final AtomicInteger inFlight = new AtomicInteger();
 
-  NodeCalls(String driverName, NodeService service, SerializationLock lock, Logger log) {
+  NodeCalls(String driverName, NodeService service, Logger log) {
     this.log = log;
     this.driverName = driverName;
     this.service = service;
-    this.lock = lock;
-    this.serializeHere = lock.isEnabled() && !service.locksItself();
   }
 
   @FunctionalInterface
@@ -61,7 +57,6 @@ final class NodeCalls {
     Map<String, T> complete(long id, String method, List<ClaimRef> claims, R raw);
   }
 
-  @SuppressWarnings("try") // the lock is held for the body, not used in it
   private <T> Map<String, T> run(
       String method,
       List<ClaimRef> requested,
@@ -74,22 +69,7 @@ final class NodeCalls {
     MDC.put(MDC_REQUEST_ID, Long.toString(id));
     try {
       List<ClaimRef> claims = checkClaims(requested);
-      Context context = Context.current();
-      NodeCall call = new Call(id, lock, context);
-      Map<String, T> raw;
-      if (serializeHere) {
-        try (SerializationLock.Held held = lock.acquire()) {
-          if (context.isCancelled()) {
-            throw Status.CANCELLED
-                .withDescription(
-                    "the kubelet cancelled the call while it waited for the serialization lock")
-                .asException();
-          }
-          raw = body.call(claims, call);
-        }
-      } else {
-        raw = body.call(claims, call);
-      }
+      Map<String, T> raw = body.call(claims, new Call(id, Context.current()));
       Map<String, T> result = completer.complete(id, method, claims, raw);
       // One line per kubelet call (a few per pod start): what an operator greps for first.
       log.info(
@@ -133,7 +113,7 @@ final class NodeCalls {
     }
   }
 
-  /** Prepare and unprepare calls running now (including those waiting for the lock). */
+  /** Prepare and unprepare calls running now. */
   int inFlight() {
     return inFlight.get();
   }
@@ -262,25 +242,10 @@ final class NodeCalls {
     return ClaimPrepareResult.ok(devices);
   }
 
-  private static final class Call implements NodeCall {
-    private final long id;
-    private final SerializationLock lock;
-    private final Context context;
-
-    Call(long id, SerializationLock lock, Context context) {
-      this.id = id;
-      this.lock = lock;
-      this.context = context;
-    }
-
+  private record Call(long id, Context context) implements NodeCall {
     @Override
     public long requestId() {
       return id;
-    }
-
-    @Override
-    public SerializationLock lock() {
-      return lock;
     }
 
     @Override

@@ -24,10 +24,9 @@ import java.util.Optional;
  * CANCELLED, a gRPC {@code StatusException} its own status, anything else INTERNAL. The kubelet
  * retries either way; the code shows up in its {@code dra_grpc_operations_duration_seconds} metric.
  *
- * <p>Serialization: by default the server holds {@link NodeCall#lock()} around both methods, so
- * they never overlap (nor with another driver process during a rolling update). A service that
- * wants to do slow, parallel-safe work first returns {@code true} from {@link #locksItself()} and
- * takes the lock itself.
+ * <p>Threads: the server calls both methods on its gRPC threads and never serializes them; calls
+ * may overlap. A service serializes what must not (the claim pipeline with its {@code
+ * ClaimSerializer}, after the slow API reads, as the Go helper does).
  */
 public interface NodeService {
 
@@ -45,12 +44,4 @@ public interface NodeService {
    * @return per claim UID, empty on success or the error
    */
   Map<String, Optional<String>> unprepare(List<ClaimRef> claims, NodeCall call) throws Exception;
-
-  /**
-   * True when the service takes {@link NodeCall#lock()} itself; false (the default) when the server
-   * should hold it around each call.
-   */
-  default boolean locksItself() {
-    return false;
-  }
 }

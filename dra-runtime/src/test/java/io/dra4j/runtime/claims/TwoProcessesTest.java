@@ -21,7 +21,6 @@ import io.dra4j.runtime.kube.ResourceClaim;
 import io.dra4j.runtime.kube.ResourceClaimStatus;
 import io.dra4j.runtime.kubelet.ClaimPrepareResult;
 import io.dra4j.runtime.kubelet.NodeCall;
-import io.dra4j.runtime.kubelet.SerializationLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -110,11 +109,14 @@ class TwoProcessesTest {
     return new ClaimRef("ns", name, uid);
   }
 
-  ClaimPreparer preparer(boolean threadSafe) throws Exception {
+  /** A pipeline of one driver process; with a pod UID, serialized through the lock file. */
+  ClaimPreparer preparer(boolean threadSafe, Optional<String> podUid) throws Exception {
     Files.writeString(tmp.resolve("boot_id"), "b1\n");
+    Provider provider = new Provider(threadSafe);
     return ClaimPreparer.builder()
         .driverName(DRIVER)
-        .provider(new Provider(threadSafe))
+        .provider(provider)
+        .serializer(ClaimSerializer.forDriver(provider, tmp.resolve("plugin"), podUid))
         .claimSource(
             (ns, name) -> {
               ResourceClaim c = claims.get(name);
@@ -130,16 +132,11 @@ class TwoProcessesTest {
         .build();
   }
 
-  static NodeCall call(SerializationLock lock) {
+  static NodeCall call() {
     return new NodeCall() {
       @Override
       public long requestId() {
         return 1;
-      }
-
-      @Override
-      public SerializationLock lock() {
-        return lock;
       }
 
       @Override
@@ -152,36 +149,32 @@ class TwoProcessesTest {
   @ParameterizedTest
   @ValueSource(booleans = {false, true})
   void eachProcessSeesTheOthersPrepares(boolean threadSafe) throws Exception {
-    SerializationLock lock = SerializationLock.crossProcess(tmp.resolve("plugin/serialize.lock"));
     ClaimRef a = claim("a", "gpu-0");
     ClaimRef b = claim("b", "gpu-0");
-    try (ClaimPreparer oldOne = preparer(threadSafe);
-        ClaimPreparer newOne = preparer(threadSafe)) {
-      oldOne.recover();
-      newOne.recover(); // before the old one prepares anything
-      Map<String, ClaimPrepareResult> r1 = oldOne.prepare(List.of(a), call(lock));
-      assertThat(r1.get(a.uid()).isOk()).isTrue();
+    ClaimPreparer oldOne = preparer(threadSafe, Optional.of("old-pod"));
+    ClaimPreparer newOne = preparer(threadSafe, Optional.of("new-pod"));
+    oldOne.recover();
+    newOne.recover(); // before the old one prepares anything
+    Map<String, ClaimPrepareResult> r1 = oldOne.prepare(List.of(a), call());
+    assertThat(r1.get(a.uid()).isOk()).isTrue();
 
-      Map<String, ClaimPrepareResult> r2 = newOne.prepare(List.of(b), call(lock));
-      assertThat(r2.get(b.uid()).error())
-          .hasValueSatisfying(e -> assertThat(e).contains("is already prepared for claim " + a));
+    Map<String, ClaimPrepareResult> r2 = newOne.prepare(List.of(b), call());
+    assertThat(r2.get(b.uid()).error())
+        .hasValueSatisfying(e -> assertThat(e).contains("is already prepared for claim " + a));
 
-      // The new process unprepares a (the kubelet may ask either); the old one then lets b in.
-      assertThat(newOne.unprepare(List.of(a), call(lock)).get(a.uid())).isEmpty();
-      assertThat(oldOne.prepare(List.of(b), call(lock)).get(b.uid()).isOk()).isTrue();
-      assertThat(newOne.prepare(List.of(a), call(lock)).get(a.uid()).error()).isPresent();
-    }
+    // The new process unprepares a (the kubelet may ask either); the old one then lets b in.
+    assertThat(newOne.unprepare(List.of(a), call()).get(a.uid())).isEmpty();
+    assertThat(oldOne.prepare(List.of(b), call()).get(b.uid()).isOk()).isTrue();
+    assertThat(newOne.prepare(List.of(a), call()).get(a.uid()).error()).isPresent();
   }
 
   @Test
   void unknownClaimNotFoundIsPerClaim() throws Exception {
-    SerializationLock lock = SerializationLock.inProcess();
-    try (ClaimPreparer p = preparer(false)) {
-      p.recover();
-      ClaimRef ghost = new ClaimRef("ns", "ghost", "00000000-0000-4000-8000-0000000000ff");
-      assertThat(p.prepare(List.of(ghost), call(lock)).get(ghost.uid()).error().get())
-          .contains("ns/ghost")
-          .contains("not found");
-    }
+    ClaimPreparer p = preparer(false, Optional.empty());
+    p.recover();
+    ClaimRef ghost = new ClaimRef("ns", "ghost", "00000000-0000-4000-8000-0000000000ff");
+    assertThat(p.prepare(List.of(ghost), call()).get(ghost.uid()).error().get())
+        .contains("ns/ghost")
+        .contains("not found");
   }
 }

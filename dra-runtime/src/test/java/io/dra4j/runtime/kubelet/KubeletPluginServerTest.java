@@ -227,22 +227,16 @@ class KubeletPluginServerTest {
     assertThat(server.draSocket())
         .isEqualTo(Path.of("/var/lib/kubelet/plugins/gpu.example.com/dra.sock"));
     assertThat(server.supportedServices()).containsExactly("v1.DRAPlugin", "v1beta1.DRAPlugin");
-    assertThat(server.serializationLock().toString()).isEqualTo("in-process");
     assertThat(server.registrationStatus()).isEmpty();
     assertThat(server.isRunning()).isFalse();
   }
 
   @Test
-  void rollingUpdateUsesPerPodSocketsAndAFileLock() {
+  void rollingUpdateUsesPerPodSockets() {
     KubeletPluginServer server =
         builder().rollingUpdate("11111111-2222-3333-4444-555555555555").build();
     assertThat(server.draSocket().getFileName().toString())
         .isEqualTo("dra-11111111-2222-3333-4444-555555555555.sock");
-    assertThat(server.serializationLock().lockFile())
-        .contains(server.pluginDataDirectory().resolve("serialize.lock"));
-    assertThat(
-            builder().rollingUpdate("u").serialize(false).build().serializationLock().isEnabled())
-        .isFalse();
   }
 
   @Test

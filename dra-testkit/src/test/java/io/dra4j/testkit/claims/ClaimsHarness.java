@@ -144,10 +144,7 @@ final class ClaimsHarness implements AutoCloseable {
         }
       }
     }
-    if (preparer != null) {
-      preparer.close();
-      preparer = null;
-    }
+    preparer = null;
   }
 
   static DeviceRequestAllocationResult result(String request, String pool, String device) {

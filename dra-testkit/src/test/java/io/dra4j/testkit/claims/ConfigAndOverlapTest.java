@@ -9,6 +9,7 @@ import io.dra4j.api.claim.AllocatedDevice;
 import io.dra4j.api.claim.ClaimRef;
 import io.dra4j.runtime.kube.DeviceAllocationConfiguration;
 import io.dra4j.runtime.kube.OpaqueDeviceConfiguration;
+import io.dra4j.runtime.kube.ResourceClaim;
 import io.dra4j.testkit.kubelet.ClaimResult;
 import io.dra4j.testkit.kubelet.PluginInstance;
 import java.nio.file.Path;
@@ -17,6 +18,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -308,6 +311,79 @@ class ConfigAndOverlapTest {
     assertThat(maxConcurrentPrepares(false)).isEqualTo(1);
     h.stopDriver();
     assertThat(maxConcurrentPrepares(true)).isGreaterThan(1);
+  }
+
+  @Test
+  void aPrepareWaitsForTheRunningOneUnlessTheProviderIsThreadSafe() throws Exception {
+    assertThat(runConcurrentPrepares(false))
+        .containsExactly("read a", "enter a", "read b", "exit a", "enter b", "exit b");
+    h.stopDriver();
+    // The control: the same scenario interleaves for a thread-safe provider.
+    assertThat(runConcurrentPrepares(true))
+        .containsExactly("read a", "enter a", "read b", "enter b", "exit b", "exit a");
+  }
+
+  /**
+   * Prepares A (which blocks inside the provider) and, once B's claim was read from the API server
+   * (before the serialization lock), releases A. The log shows whether B entered while A was
+   * inside.
+   */
+  private List<String> runConcurrentPrepares(boolean threadSafe) throws Exception {
+    List<String> log = new CopyOnWriteArrayList<>();
+    CountDownLatch aInside = new CountDownLatch(1);
+    CountDownLatch releaseA = new CountDownLatch(1);
+    TestProvider p = new TestProvider();
+    p.threadSafe = threadSafe;
+    p.during =
+        allocation -> {
+          String name = allocation.claim().name();
+          log.add("enter " + name);
+          if (name.equals("a")) {
+            aInside.countDown();
+            releaseA.await(20, TimeUnit.SECONDS);
+          }
+          log.add("exit " + name);
+        };
+    PluginInstance plugin =
+        h.start(
+            p,
+            b ->
+                b.claimSource(
+                    (namespace, name) -> {
+                      ResourceClaim claim = h.client.get(ResourceClaim.TYPE, namespace, name);
+                      log.add("read " + name);
+                      return claim;
+                    }));
+    // A namespace per run: the second run seeds the same claim names again.
+    String ns = "thread-safe-" + threadSafe;
+    ClaimRef a = h.seed(ns, "a", List.of(result("gpu", "node-a", "gpu-0")), List.of(), Map.of());
+    ClaimRef b = h.seed(ns, "b", List.of(result("gpu", "node-a", "gpu-1")), List.of(), Map.of());
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    try {
+      CompletableFuture<Map<String, ClaimResult>> first =
+          CompletableFuture.supplyAsync(() -> plugin.prepare(List.of(a)), pool);
+      assertThat(aInside.await(20, TimeUnit.SECONDS)).isTrue();
+      CompletableFuture<Map<String, ClaimResult>> second =
+          CompletableFuture.supplyAsync(() -> plugin.prepare(List.of(b)), pool);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+      while (!log.contains("read b") && System.nanoTime() < deadline) {
+        Thread.sleep(1);
+      }
+      if (threadSafe) {
+        // B runs to completion on its own; wait for it before releasing A.
+        second.get(20, TimeUnit.SECONDS);
+      } else {
+        // Give a broken lock the chance to let B in before A leaves.
+        Thread.sleep(200);
+      }
+      releaseA.countDown();
+      assertThat(first.get(20, TimeUnit.SECONDS).get(a.uid()).isOk()).isTrue();
+      assertThat(second.get(20, TimeUnit.SECONDS).get(b.uid()).isOk()).isTrue();
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(plugin.unprepare(List.of(a, b))).allSatisfy((uid, e) -> assertThat(e).isEmpty());
+    return log;
   }
 
   /** Eight claims on eight devices, prepared by eight kubelet calls at once. */

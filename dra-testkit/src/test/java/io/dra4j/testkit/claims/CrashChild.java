@@ -72,7 +72,6 @@ public final class CrashChild {
     // Runs until killed, or until stdin closes.
     System.in.read();
     server.close();
-    preparer.close();
   }
 
   /** The pool the publish mode publishes, and the test expects to find afterwards. */

@@ -50,6 +50,14 @@ class TestProvider implements DeviceProvider, TypedConfig {
   /** Characters of an extra variable in every device's edits: a CDI spec that big. */
   volatile int padding;
 
+  /** Runs inside each prepare, before the devices are prepared. */
+  @FunctionalInterface
+  interface During {
+    void run(ClaimAllocation allocation) throws InterruptedException;
+  }
+
+  volatile During during = a -> {};
+
   /** How long each prepare takes, to widen the window in which calls could overlap. */
   volatile long prepareMillis;
 
@@ -73,6 +81,7 @@ class TestProvider implements DeviceProvider, TypedConfig {
       if (prepareMillis > 0) {
         Thread.sleep(prepareMillis);
       }
+      during.run(allocation);
       return doPrepare(allocation);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

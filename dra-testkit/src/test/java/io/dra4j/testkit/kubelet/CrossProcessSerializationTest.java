@@ -4,9 +4,8 @@ import static io.dra4j.testkit.kubelet.Harness.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dra4j.api.claim.ClaimRef;
+import io.dra4j.api.provider.DeviceProvider;
 import io.dra4j.runtime.kubelet.KubeletPluginServer;
-import io.dra4j.runtime.kubelet.NodeCall;
-import io.dra4j.runtime.kubelet.SerializationLock;
 import io.dra4j.runtime.kubelet.SocketNames;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -24,11 +23,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Rolling update: an old and a new driver process serialize prepare through {@code serialize.lock}.
- * This JVM's server holds the lock (its NodeService takes {@link NodeCall#lock()} itself) while a
- * child JVM's server (locking in the server, the default) gets a prepare; the log both append to
- * must show the child entering only after this process left.
+ * This JVM's claim pipeline holds the lock (its provider blocks inside prepare) while a child JVM's
+ * pipeline gets a prepare; the log both append to must show the child entering only after this
+ * process left.
  */
-@SuppressWarnings("try") // the lock is held, not used
 class CrossProcessSerializationTest {
 
   @TempDir Path tmp;
@@ -39,27 +37,19 @@ class CrossProcessSerializationTest {
     Path pluginDir = tmp.resolve("plugins").resolve(SerializeChild.DRIVER);
     Path log = tmp.resolve("critical-sections.log");
     Path childOutput = tmp.resolve("child.out");
+    Path cdiDir = tmp.resolve("cdi");
     Files.createDirectories(pluginDir);
     CountDownLatch parentInside = new CountDownLatch(1);
     CountDownLatch releaseParent = new CountDownLatch(1);
 
-    ScriptedNodeService parentService =
-        new ScriptedNodeService() {
-          @Override
-          public boolean locksItself() {
-            return true;
-          }
-        };
-    parentService.prepare =
-        (claims, call) -> {
-          try (SerializationLock.Held held = call.lock().acquire()) {
-            SerializeChild.append(log, "parent enter");
-            parentInside.countDown();
-            releaseParent.await(30, TimeUnit.SECONDS);
-            SerializeChild.append(log, "parent exit");
-            return ScriptedNodeService.oneDeviceEach(claims, call);
-          }
-        };
+    DeviceProvider parentProvider =
+        SerializeChild.provider(
+            () -> {
+              SerializeChild.append(log, "parent enter");
+              parentInside.countDown();
+              releaseParent.await(30, TimeUnit.SECONDS);
+              SerializeChild.append(log, "parent exit");
+            });
 
     Process child =
         new ProcessBuilder(
@@ -70,21 +60,15 @@ class CrossProcessSerializationTest {
                 registry.toString(),
                 pluginDir.toString(),
                 "pod-child",
-                log.toString())
+                log.toString(),
+                cdiDir.toString())
             .redirectErrorStream(true)
             .redirectOutput(childOutput.toFile())
             .start();
     try (KubeletSimulator kubelet = KubeletSimulator.start(registry, Duration.ofMillis(20));
         KubeletPluginServer parent =
-            KubeletPluginServer.builder()
-                .driverName(SerializeChild.DRIVER)
-                .registrarDirectory(registry)
-                .pluginDataDirectory(pluginDir)
-                .rollingUpdate("pod-parent")
-                .nodeService(parentService)
+            SerializeChild.driver(parentProvider, registry, pluginDir, cdiDir, "pod-parent")
                 .start()) {
-      assertThat(parent.serializationLock().lockFile())
-          .contains(pluginDir.resolve("serialize.lock"));
       PluginInstance parentPlugin = kubelet.awaitPluginAt(parent.registrationSocket(), WAIT);
       Path childSocket =
           SocketNames.registrationSocket(registry, SerializeChild.DRIVER, Optional.of("pod-child"));

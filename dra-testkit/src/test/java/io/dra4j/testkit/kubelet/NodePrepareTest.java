@@ -228,16 +228,9 @@ class NodePrepareTest {
   }
 
   @Test
-  void callsAreSerializedByDefault() throws Exception {
-    assertThat(runConcurrentPrepares(true))
-        .containsExactly(
-            "requested", "enter uid-a", "requested", "exit uid-a", "enter uid-b", "exit uid-b");
-  }
-
-  @Test
-  void withoutSerializationCallsOverlap() throws Exception {
-    // The control for the test above: the same scenario interleaves when serialization is off.
-    assertThat(runConcurrentPrepares(false))
+  void callsReachTheServiceAsTheyArrive() throws Exception {
+    // The server never serializes: that is the service's (the claim pipeline's ClaimSerializer).
+    assertThat(runConcurrentPrepares())
         .containsExactly(
             "requested", "enter uid-a", "requested", "enter uid-b", "exit uid-b", "exit uid-a");
   }
@@ -246,7 +239,7 @@ class NodePrepareTest {
    * Prepares A (which blocks inside the NodeService) and, once B's call has reached the server,
    * releases A. The log shows whether B entered while A was inside.
    */
-  private List<String> runConcurrentPrepares(boolean serialize) throws Exception {
+  private List<String> runConcurrentPrepares() throws Exception {
     List<String> log = new CopyOnWriteArrayList<>();
     CountDownLatch aInside = new CountDownLatch(1);
     CountDownLatch releaseA = new CountDownLatch(1);
@@ -269,7 +262,7 @@ class NodePrepareTest {
             if (!call.getMethodDescriptor().getBareMethodName().equals("NodePrepareResources")) {
               return next.startCall(call, headers); // registration calls go through here too
             }
-            // Runs when the request message arrives, before the server takes the lock.
+            // Runs when the request message arrives, before the server calls the service.
             return new ForwardingServerCallListener.SimpleForwardingServerCallListener<>(
                 next.startCall(call, headers)) {
               @Override
@@ -280,8 +273,7 @@ class NodePrepareTest {
             };
           }
         };
-    PluginInstance plugin =
-        h.register(h.server(service).serialize(serialize).interceptor(requested));
+    PluginInstance plugin = h.register(h.server(service).interceptor(requested));
     CompletableFuture<Map<String, ClaimResult>> a =
         CompletableFuture.supplyAsync(() -> plugin.prepare(List.of(A)), Harness.THREADS);
     assertThat(aInside.await(20, TimeUnit.SECONDS)).isTrue();
@@ -292,13 +284,8 @@ class NodePrepareTest {
       Thread.sleep(1);
     }
     assertThat(log).as("both calls reached the server").filteredOn("requested"::equals).hasSize(2);
-    if (!serialize) {
-      // Without the lock B runs to completion on its own; wait for it before releasing A.
-      b.get(20, TimeUnit.SECONDS);
-    } else {
-      // Give a broken lock the chance to let B in before A leaves.
-      Thread.sleep(200);
-    }
+    // B runs to completion on its own; wait for it before releasing A.
+    b.get(20, TimeUnit.SECONDS);
     releaseA.countDown();
     assertThat(a.get(20, TimeUnit.SECONDS).get("uid-a").isOk()).isTrue();
     assertThat(b.get(20, TimeUnit.SECONDS).get("uid-b").isOk()).isTrue();
@@ -306,13 +293,12 @@ class NodePrepareTest {
   }
 
   @Test
-  void nodeCallCarriesTheServersLockAndDistinctRequestIds() throws Exception {
+  void nodeCallCarriesDistinctRequestIds() throws Exception {
     KubeletPluginServer server = h.start(h.server(service));
     PluginInstance plugin = h.kubelet.awaitPluginAt(server.registrationSocket(), WAIT);
     plugin.prepare(List.of(A));
     plugin.unprepare(List.of(A));
     assertThat(service.calls).hasSize(2);
-    assertThat(service.calls.get(0).lock()).isSameAs(server.serializationLock());
     assertThat(service.calls.get(1).requestId()).isGreaterThan(service.calls.get(0).requestId());
     assertThat(service.calls.get(0).isCancelled()).isTrue(); // the call is over
   }

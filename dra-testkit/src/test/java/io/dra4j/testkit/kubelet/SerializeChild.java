@@ -1,5 +1,21 @@
 package io.dra4j.testkit.kubelet;
 
+import io.dra4j.api.cdi.ContainerEdits;
+import io.dra4j.api.claim.ClaimAllocation;
+import io.dra4j.api.claim.PrepareResult;
+import io.dra4j.api.claim.PreparedClaim;
+import io.dra4j.api.claim.PreparedDevice;
+import io.dra4j.api.provider.DeviceProvider;
+import io.dra4j.api.provider.Inventory;
+import io.dra4j.api.provider.ProviderContext;
+import io.dra4j.runtime.claims.ClaimPreparer;
+import io.dra4j.runtime.claims.ClaimSerializer;
+import io.dra4j.runtime.kube.AllocationResult;
+import io.dra4j.runtime.kube.DeviceAllocationResult;
+import io.dra4j.runtime.kube.DeviceRequestAllocationResult;
+import io.dra4j.runtime.kube.ObjectMeta;
+import io.dra4j.runtime.kube.ResourceClaim;
+import io.dra4j.runtime.kube.ResourceClaimStatus;
 import io.dra4j.runtime.kubelet.KubeletPluginServer;
 import io.grpc.ForwardingServerCallListener;
 import io.grpc.Metadata;
@@ -12,14 +28,18 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 /**
- * The second driver process of {@link CrossProcessSerializationTest}: a rolling-update server that
- * shares the plugin data directory (hence {@code serialize.lock}) with the test's own server. Its
- * prepare appends "child enter" / "child exit" to a log file; an interceptor appends "child
- * requested" when a prepare arrives, before the server takes the lock. Runs until stdin closes.
+ * The second driver process of {@link CrossProcessSerializationTest}: a rolling-update driver (its
+ * own claim pipeline and server) that shares the plugin data directory (hence {@code
+ * serialize.lock}) with the test's own. Its provider appends "child enter" / "child exit" to a log
+ * file; an interceptor appends "child requested" when a prepare arrives, before the pipeline takes
+ * the lock. Runs until stdin closes.
  *
- * <p>Arguments: registry dir, plugin data dir, pod UID, log file.
+ * <p>Arguments: registry dir, plugin data dir, pod UID, log file, CDI dir.
  */
 public final class SerializeChild {
 
@@ -27,15 +47,100 @@ public final class SerializeChild {
 
   private SerializeChild() {}
 
+  /** What the provider does inside its prepare. */
+  @FunctionalInterface
+  interface Inside {
+    void run() throws Exception;
+  }
+
+  /** A provider with one device per allocated device, which runs {@code inside} in prepare. */
+  static DeviceProvider provider(Inside inside) {
+    return new DeviceProvider() {
+      @Override
+      public Inventory discover(ProviderContext context) {
+        return Inventory.empty();
+      }
+
+      @Override
+      public PrepareResult prepare(ClaimAllocation allocation) {
+        try {
+          inside.run();
+        } catch (Exception e) {
+          throw new IllegalStateException(e);
+        }
+        return PrepareResult.of(
+            allocation.devices().stream()
+                .map(
+                    d ->
+                        PreparedDevice.of(d, ContainerEdits.builder().env("D", d.device()).build()))
+                .toList());
+      }
+
+      @Override
+      public void unprepare(PreparedClaim claim) {}
+    };
+  }
+
+  /**
+   * A rolling-update driver of {@link #DRIVER}: its pipeline serves every claim as allocated to one
+   * device named after the claim, without an API server.
+   */
+  static KubeletPluginServer.Builder driver(
+      DeviceProvider provider, Path registry, Path pluginDir, Path cdiDir, String podUid)
+      throws IOException {
+    ClaimPreparer preparer =
+        ClaimPreparer.builder()
+            .driverName(DRIVER)
+            .provider(provider)
+            .claimSource(SerializeChild::allocated)
+            .pluginDataDirectory(pluginDir)
+            .cdiDirectory(cdiDir)
+            .devRoot(cdiDir)
+            .serializer(ClaimSerializer.forDriver(provider, pluginDir, Optional.of(podUid)))
+            .build();
+    preparer.recover();
+    return KubeletPluginServer.builder()
+        .driverName(DRIVER)
+        .registrarDirectory(registry)
+        .pluginDataDirectory(pluginDir)
+        .rollingUpdate(podUid)
+        .nodeService(preparer);
+  }
+
+  /** Claim {@code name} has UID {@code uid-<name>} and device {@code pool/<name>}. */
+  private static ResourceClaim allocated(String namespace, String name) {
+    ObjectMeta meta =
+        new ObjectMeta(
+            name,
+            "",
+            namespace,
+            "uid-" + name,
+            "1",
+            1,
+            "",
+            Optional.empty(),
+            Map.of(),
+            Map.of(),
+            List.of(),
+            List.of(),
+            Map.of());
+    AllocationResult allocation =
+        AllocationResult.of(
+            DeviceAllocationResult.of(
+                List.of(DeviceRequestAllocationResult.of("gpu", DRIVER, "pool", name)), List.of()),
+            null);
+    return ResourceClaim.of(meta, null)
+        .withStatus(new ResourceClaimStatus(Optional.of(allocation), null, null, null));
+  }
+
   public static void main(String[] args) throws Exception {
     Path log = Path.of(args[3]);
-    ScriptedNodeService service = new ScriptedNodeService();
-    service.prepare =
-        (claims, call) -> {
-          append(log, "child enter");
-          append(log, "child exit");
-          return ScriptedNodeService.oneDeviceEach(claims, call);
-        };
+    DeviceProvider provider =
+        provider(
+            () -> {
+              append(log, "child enter");
+              append(log, "child exit");
+            });
     ServerInterceptor requested =
         new ServerInterceptor() {
           @Override
@@ -55,12 +160,7 @@ public final class SerializeChild {
           }
         };
     try (KubeletPluginServer server =
-        KubeletPluginServer.builder()
-            .driverName(DRIVER)
-            .registrarDirectory(Path.of(args[0]))
-            .pluginDataDirectory(Path.of(args[1]))
-            .rollingUpdate(args[2])
-            .nodeService(service)
+        driver(provider, Path.of(args[0]), Path.of(args[1]), Path.of(args[4]), args[2])
             .interceptor(requested)
             .start()) {
       System.out.println("READY " + server.registrationSocket());
