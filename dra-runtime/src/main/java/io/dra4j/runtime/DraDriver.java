@@ -9,9 +9,9 @@ import io.dra4j.api.provider.DeviceProvider;
 import io.dra4j.api.provider.Inventory;
 import io.dra4j.api.provider.Pool;
 import io.dra4j.api.provider.ProviderContext;
+import io.dra4j.runtime.cdi.CdiSpecWriter;
 import io.dra4j.runtime.claims.BindingController;
 import io.dra4j.runtime.claims.ClaimPreparer;
-import io.dra4j.runtime.claims.ClaimSerializer;
 import io.dra4j.runtime.claims.ClaimStats;
 import io.dra4j.runtime.claims.RecoveryReport;
 import io.dra4j.runtime.extendedresource.ExtendedResourceGuard;
@@ -22,6 +22,7 @@ import io.dra4j.runtime.kube.KubeClient;
 import io.dra4j.runtime.kubelet.KubeletPluginServer;
 import io.dra4j.runtime.kubelet.OtherInstances;
 import io.dra4j.runtime.kubelet.RegistrationStatus;
+import io.dra4j.runtime.kubelet.SocketNames;
 import io.dra4j.runtime.slices.PublisherStats;
 import io.dra4j.runtime.slices.SlicePublisher;
 import java.io.IOException;
@@ -86,7 +87,6 @@ public final class DraDriver implements AutoCloseable {
   }
 
   private final Settings settings;
-  private final Path pluginDirectory;
   private final ScheduledExecutorService inventoryThread;
   private final AtomicBoolean publishQueued = new AtomicBoolean();
   private final Object lifecycle = new Object();
@@ -112,8 +112,6 @@ public final class DraDriver implements AutoCloseable {
 
   private DraDriver(Settings settings) {
     this.settings = settings;
-    this.pluginDirectory =
-        settings.pluginDirectory.orElse(Path.of("/var/lib/kubelet/plugins", settings.driverName));
     ScheduledThreadPoolExecutor executor =
         new ScheduledThreadPoolExecutor(
             1,
@@ -165,13 +163,13 @@ public final class DraDriver implements AutoCloseable {
   private void startSteps() throws IOException, InterruptedException {
     Settings s = settings;
     long t0 = System.nanoTime();
-    Files.createDirectories(pluginDirectory);
+    Files.createDirectories(s.pluginDirectory);
     context =
         ProviderContext.builder(s.driverName, s.nodeName)
             .config(s.config)
             .sysfsRoot(s.sysfsRoot)
             .devRoot(s.devRoot)
-            .pluginDataDir(pluginDirectory)
+            .pluginDataDir(s.pluginDirectory)
             .inventoryListener(this::inventoryChanged)
             .build();
     for (DeviceEnricher e : s.enrichers) {
@@ -197,18 +195,7 @@ public final class DraDriver implements AutoCloseable {
             .nodeName(s.nodeName)
             .dynamicTaints(health.isPresent())
             .build();
-    preparer =
-        ClaimPreparer.builder()
-            .driverName(s.driverName)
-            .provider(s.provider)
-            .kubeClient(s.kubeClient)
-            .pluginDataDirectory(pluginDirectory)
-            .cdiDirectory(s.cdiDirectory)
-            .devRoot(s.devRoot)
-            .deviceMetadata(s.deviceMetadata)
-            .inventory(this::lookup)
-            .serializer(ClaimSerializer.forDriver(s.provider, pluginDirectory, s.podUid))
-            .build();
+    preparer = PreparePath.preparer(s, this::lookup, false);
     RecoveryReport recovery = preparer.recover();
     LOG.info("driver {} on node {}: claim state recovered: {}", s.driverName, s.nodeName, recovery);
     long tRecovered = System.nanoTime();
@@ -250,13 +237,7 @@ public final class DraDriver implements AutoCloseable {
     long tWarm = System.nanoTime();
     checkNotClosed();
     KubeletPluginServer.Builder sb =
-        KubeletPluginServer.builder()
-            .driverName(s.driverName)
-            .registrarDirectory(s.registrarDirectory)
-            .pluginDataDirectory(pluginDirectory)
-            .nodeService(preparer)
-            .registrationListener(this::registrationChanged);
-    s.podUid.ifPresent(sb::rollingUpdate);
+        PreparePath.server(s, preparer, false).registrationListener(this::registrationChanged);
     health.ifPresent(sb::healthSource);
     server = sb.build().start();
     long tServing = System.nanoTime();
@@ -531,7 +512,7 @@ public final class DraDriver implements AutoCloseable {
 
   /** Where checkpoints, sockets and locks live. */
   public Path pluginDirectory() {
-    return pluginDirectory;
+    return settings.pluginDirectory;
   }
 
   /** What was handed to the publisher last: discovered, enriched, tainted, filtered. */
@@ -624,15 +605,15 @@ public final class DraDriver implements AutoCloseable {
     }
   }
 
-  /** The settings, copied when {@link Builder#build()} runs. */
-  private record Settings(
+  /** The settings, copied when {@link Builder#build()} runs; every default resolved. */
+  record Settings(
       String driverName,
       String nodeName,
       DeviceProvider provider,
       List<DeviceEnricher> enrichers,
       KubeClient kubeClient,
       Path registrarDirectory,
-      Optional<Path> pluginDirectory,
+      Path pluginDirectory,
       Path cdiDirectory,
       Path sysfsRoot,
       Path devRoot,
@@ -645,23 +626,28 @@ public final class DraDriver implements AutoCloseable {
       boolean warmUp,
       Consumer<String> fatalHandler) {}
 
-  /** Builds a {@link DraDriver}; defaults follow the kubelet's layout and the Go helper's. */
+  /**
+   * Builds a {@link DraDriver}. Four settings are required (driver name, node name, provider, API
+   * client); every other one has a default that follows the kubelet's layout and the Go helper,
+   * named on its setter and held by the class that owns the concept.
+   */
   public static final class Builder {
     private String driverName;
     private String nodeName;
     private DeviceProvider provider;
     private final List<DeviceEnricher> enrichers = new ArrayList<>();
     private KubeClient kubeClient;
-    private Path registrarDirectory = Path.of("/var/lib/kubelet/plugins_registry");
+    private Path registrarDirectory = SocketNames.DEFAULT_REGISTRAR_DIRECTORY;
     private Optional<Path> pluginDirectory = Optional.empty();
-    private Path cdiDirectory = Path.of("/var/run/cdi");
-    private Path sysfsRoot = Path.of("/sys");
-    private Path devRoot = Path.of("/dev");
+    private Path cdiDirectory = CdiSpecWriter.DEFAULT_DIRECTORY;
+    private Path sysfsRoot = ProviderContext.DEFAULT_SYSFS_ROOT;
+    private Path devRoot = ProviderContext.DEFAULT_DEV_ROOT;
     private final Map<String, String> config = new TreeMap<>();
     private Optional<String> podUid = Optional.empty();
-    private TaintEffect healthTaintEffect = TaintEffect.NO_SCHEDULE;
-    private Duration healthRecoveryDelay = Duration.ofSeconds(60);
-    private ExtendedResourceGuard.Policy extendedResourcePolicy = ExtendedResourceGuard.Policy.WAIT;
+    private TaintEffect healthTaintEffect = HealthHub.DEFAULT_TAINT_EFFECT;
+    private Duration healthRecoveryDelay = HealthHub.DEFAULT_RECOVERY_DELAY;
+    private ExtendedResourceGuard.Policy extendedResourcePolicy =
+        ExtendedResourceGuard.DEFAULT_POLICY;
     private boolean deviceMetadata;
     private boolean warmUp = true;
     private Consumer<String> fatalHandler = reason -> {};
@@ -680,93 +666,130 @@ public final class DraDriver implements AutoCloseable {
       return this;
     }
 
-    /** Required: the device provider. */
+    /** Required: the device provider. The driver closes it. */
     public Builder provider(DeviceProvider value) {
       provider = Objects.requireNonNull(value, "provider");
       return this;
     }
 
-    /** Adds attributes to every discovered device (e.g. spi-numa's topology attributes). */
+    /**
+     * Adds attributes to every discovered device (e.g. spi-numa's topology attributes), in the
+     * order added. Default: none.
+     */
     public Builder enricher(DeviceEnricher value) {
       enrichers.add(Objects.requireNonNull(value, "enricher"));
       return this;
     }
 
+    /** {@link #enricher} for each of {@code values}, in order. */
     public Builder enrichers(List<DeviceEnricher> values) {
       values.forEach(this::enricher);
       return this;
     }
 
-    /** Required: the API client (the driver does not close it). */
+    /** Required: the API client. The driver does not close it. */
     public Builder kubeClient(KubeClient value) {
       kubeClient = Objects.requireNonNull(value, "kubeClient");
       return this;
     }
 
-    /** Default {@code /var/lib/kubelet/plugins_registry}. */
+    /**
+     * Where the kubelet looks for registration sockets. Default: {@link
+     * SocketNames#DEFAULT_REGISTRAR_DIRECTORY} ({@code /var/lib/kubelet/plugins_registry}).
+     */
     public Builder registrarDirectory(Path value) {
       registrarDirectory = Objects.requireNonNull(value, "registrarDirectory");
       return this;
     }
 
     /**
-     * Default {@code /var/lib/kubelet/plugins/<driver>}; must not be shared with another driver.
+     * This driver's own directory: sockets, checkpoints, lock file. It must have the same path
+     * inside and outside the driver container and must not be shared with another driver. Default:
+     * {@link SocketNames#defaultPluginDataDirectory} ({@code /var/lib/kubelet/plugins/<driver>}).
      */
     public Builder pluginDirectory(Path value) {
-      pluginDirectory = Optional.of(value);
+      pluginDirectory = Optional.of(Objects.requireNonNull(value, "pluginDirectory"));
       return this;
     }
 
-    /** Default {@code /var/run/cdi}. */
+    /**
+     * Where CDI specs are written; the container runtime must read it. Default: {@link
+     * CdiSpecWriter#DEFAULT_DIRECTORY} ({@code /var/run/cdi}).
+     */
     public Builder cdiDirectory(Path value) {
       cdiDirectory = Objects.requireNonNull(value, "cdiDirectory");
       return this;
     }
 
-    /** Where the host's /sys is visible; default {@code /sys}. */
+    /**
+     * Where the host's /sys is visible. Default: {@link ProviderContext#DEFAULT_SYSFS_ROOT} ({@code
+     * /sys}).
+     */
     public Builder sysfsRoot(Path value) {
       sysfsRoot = Objects.requireNonNull(value, "sysfsRoot");
       return this;
     }
 
-    /** Where the host's /dev is visible (required device nodes are checked here). */
+    /**
+     * Where the host's /dev is visible (required device nodes are checked here). Default: {@link
+     * ProviderContext#DEFAULT_DEV_ROOT} ({@code /dev}).
+     */
     public Builder devRoot(Path value) {
       devRoot = Objects.requireNonNull(value, "devRoot");
       return this;
     }
 
-    /** Provider settings. */
+    /** Provider settings, added to those set before. Default: none. */
     public Builder config(Map<String, String> values) {
       config.putAll(values);
       return this;
     }
 
+    /** One provider setting. */
     public Builder config(String key, String value) {
-      config.put(key, value);
+      config.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
       return this;
     }
 
-    /** Enables seamless rolling updates (per-pod socket names, cross-process serialization). */
+    /**
+     * Enables seamless rolling updates: per-pod socket names, and prepares serialized with the
+     * other driver process through the plugin directory's lock file. Needs a 1.33+ kubelet.
+     * Default: off.
+     */
     public Builder podUid(String value) {
-      podUid = Optional.of(value);
+      podUid = Optional.of(Objects.requireNonNull(value, "podUid"));
       return this;
     }
 
+    /**
+     * The effect of the taint on an unhealthy device (a provider that reports health). Default:
+     * {@link HealthHub#DEFAULT_TAINT_EFFECT} ({@code NoSchedule}).
+     */
     public Builder healthTaintEffect(TaintEffect value) {
       healthTaintEffect = Objects.requireNonNull(value, "healthTaintEffect");
       return this;
     }
 
+    /**
+     * How long a device must stay healthy before its taint is lifted. Default: {@link
+     * HealthHub#DEFAULT_RECOVERY_DELAY} (60 s).
+     */
     public Builder healthRecoveryDelay(Duration value) {
       healthRecoveryDelay = Objects.requireNonNull(value, "healthRecoveryDelay");
       return this;
     }
 
+    /**
+     * What to do when a device plugin on this node still serves an extended resource name that one
+     * of this driver's DeviceClasses maps. Default: {@link ExtendedResourceGuard#DEFAULT_POLICY}
+     * ({@code wait}).
+     */
     public Builder extendedResourcePolicy(ExtendedResourceGuard.Policy value) {
       extendedResourcePolicy = Objects.requireNonNull(value, "extendedResourcePolicy");
       return this;
     }
 
+    /** Writes KEP-5304 device metadata files for prepared claims. Default: off. */
     public Builder deviceMetadata(boolean value) {
       deviceMetadata = value;
       return this;
@@ -774,15 +797,18 @@ public final class DraDriver implements AutoCloseable {
 
     /**
      * Exercise the prepare path on scratch sockets before registering when another instance of the
-     * driver is registered and answering, i.e. in a rolling update; otherwise register at once
-     * (default on).
+     * driver is registered and answering, i.e. in a rolling update; otherwise register at once.
+     * Default: on.
      */
     public Builder warmUp(boolean value) {
       warmUp = value;
       return this;
     }
 
-    /** Called when the driver must stop (the guard's fail policy), before it closes itself. */
+    /**
+     * Called when the driver must stop (the guard's fail policy), before it closes itself. Default:
+     * nothing beyond the driver's own log line.
+     */
     public Builder fatalHandler(Consumer<String> value) {
       fatalHandler = Objects.requireNonNull(value, "fatalHandler");
       return this;
@@ -794,31 +820,35 @@ public final class DraDriver implements AutoCloseable {
      * @throws IllegalArgumentException naming the missing or invalid setting
      */
     public DraDriver build() {
+      return new DraDriver(settings());
+    }
+
+    /** The checked settings, every default resolved. */
+    Settings settings() {
       require(driverName, "driverName");
       require(nodeName, "nodeName");
       require(provider, "provider");
       require(kubeClient, "kubeClient");
       KubeletPluginServer.checkDriverName(driverName);
-      return new DraDriver(
-          new Settings(
-              driverName,
-              nodeName,
-              provider,
-              List.copyOf(enrichers),
-              kubeClient,
-              registrarDirectory,
-              pluginDirectory,
-              cdiDirectory,
-              sysfsRoot,
-              devRoot,
-              Map.copyOf(config),
-              podUid,
-              healthTaintEffect,
-              healthRecoveryDelay,
-              extendedResourcePolicy,
-              deviceMetadata,
-              warmUp,
-              fatalHandler));
+      return new Settings(
+          driverName,
+          nodeName,
+          provider,
+          List.copyOf(enrichers),
+          kubeClient,
+          registrarDirectory,
+          pluginDirectory.orElse(SocketNames.defaultPluginDataDirectory(driverName)),
+          cdiDirectory,
+          sysfsRoot,
+          devRoot,
+          Map.copyOf(config),
+          podUid,
+          healthTaintEffect,
+          healthRecoveryDelay,
+          extendedResourcePolicy,
+          deviceMetadata,
+          warmUp,
+          fatalHandler);
     }
 
     private static void require(Object value, String name) {

@@ -82,28 +82,15 @@ public final class DriverMain {
     }
     List<DeviceEnricher> enrichers = loadEnrichers();
 
-    DraDriver.Builder builder =
-        DraDriver.builder()
-            .driverName(options.driverName())
-            .nodeName(options.nodeName())
-            .provider(provider)
-            .enrichers(enrichers)
-            .kubeClient(client)
-            .registrarDirectory(options.registrarDirectory())
-            .pluginDirectory(options.pluginDirectory())
-            .cdiDirectory(options.cdiDirectory())
-            .sysfsRoot(options.sysfsRoot())
-            .devRoot(options.devRoot())
-            .config(options.providerConfig())
-            .healthTaintEffect(options.healthTaintEffect())
-            .healthRecoveryDelay(options.healthRecoveryDelay())
-            .extendedResourcePolicy(options.extendedResourceConflict())
-            .deviceMetadata(options.deviceMetadata())
-            .warmUp(options.warmUp());
-    options.podUid().ifPresent(builder::podUid);
     DraDriver driver;
     try {
-      driver = builder.build();
+      driver =
+          options
+              .applyTo(DraDriver.builder())
+              .provider(provider)
+              .enrichers(enrichers)
+              .kubeClient(client)
+              .build();
     } catch (IllegalArgumentException e) {
       err.println("error: " + e.getMessage());
       client.close();

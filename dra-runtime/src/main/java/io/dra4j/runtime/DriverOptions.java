@@ -1,8 +1,12 @@
 package io.dra4j.runtime;
 
 import io.dra4j.api.device.TaintEffect;
+import io.dra4j.api.provider.ProviderContext;
+import io.dra4j.runtime.cdi.CdiSpecWriter;
 import io.dra4j.runtime.extendedresource.ExtendedResourceGuard;
+import io.dra4j.runtime.health.HealthHub;
 import io.dra4j.runtime.kube.HttpKubeClient;
+import io.dra4j.runtime.kubelet.SocketNames;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
@@ -81,23 +85,38 @@ public record DriverOptions(
           "  --driver-name NAME            DRA driver name [DRIVER_NAME]",
           "  --node-name NAME              this node, required [NODE_NAME]",
           "  --kubeconfig FILE             kubeconfig; in-cluster config when absent [KUBECONFIG]",
-          "  --registrar-dir DIR           default /var/lib/kubelet/plugins_registry",
-          "  --plugin-dir DIR              default /var/lib/kubelet/plugins/<driver>",
-          "  --cdi-dir DIR                 default /var/run/cdi",
+          "  --registrar-dir DIR           default " + SocketNames.DEFAULT_REGISTRAR_DIRECTORY,
+          "  --plugin-dir DIR              default "
+              + SocketNames.defaultPluginDataDirectory("<driver>"),
+          "  --cdi-dir DIR                 default " + CdiSpecWriter.DEFAULT_DIRECTORY,
           "  --pod-uid UID                 enables seamless rolling updates [POD_UID]",
           "  --provider NAME               provider to use when several are installed",
-          "  --sysfs-root DIR              the host's /sys as seen here (default /sys)",
-          "  --dev-root DIR                the host's /dev as seen here (default /dev)",
+          "  --sysfs-root DIR              the host's /sys as seen here (default "
+              + ProviderContext.DEFAULT_SYSFS_ROOT
+              + ")",
+          "  --dev-root DIR                the host's /dev as seen here (default "
+              + ProviderContext.DEFAULT_DEV_ROOT
+              + ")",
           "  --health-port PORT            /healthz, /readyz, /status, /metrics (default "
               + DEFAULT_HEALTH_PORT
               + "; -1 off)",
-          "  --extended-resource-conflict wait|warn|fail   (default wait)",
-          "  --health-taint-effect None|NoSchedule|NoExecute   (default NoSchedule)",
-          "  --health-recovery-delay DURATION   e.g. 60s, 2m (default 60s)",
+          "  --extended-resource-conflict wait|warn|fail   (default "
+              + ExtendedResourceGuard.DEFAULT_POLICY.name().toLowerCase(Locale.ROOT)
+              + ")",
+          "  --health-taint-effect None|NoSchedule|NoExecute   (default "
+              + HealthHub.DEFAULT_TAINT_EFFECT.apiName()
+              + ")",
+          "  --health-recovery-delay DURATION   e.g. 60s, 2m (default "
+              + HealthHub.DEFAULT_RECOVERY_DELAY.toSeconds()
+              + "s)",
           "  --device-metadata             write KEP-5304 device metadata files",
           "  --no-warm-up                  never warm up before registering (default: while another instance serves)",
-          "  --kube-api-qps N              API requests per second (default 50)",
-          "  --kube-api-burst N            API request burst (default 100)",
+          "  --kube-api-qps N              API requests per second (default "
+              + (int) HttpKubeClient.DEFAULT_QPS
+              + ")",
+          "  --kube-api-burst N            API request burst (default "
+              + HttpKubeClient.DEFAULT_BURST
+              + ")",
           "  --config KEY=VALUE            a provider setting (repeatable)",
           "  --KEY VALUE                   any other flag is a provider setting too, e.g. --devices 8");
 
@@ -183,14 +202,13 @@ public record DriverOptions(
         defaults.entrySet().stream()
             .filter(e -> !flags.containsKey(e.getKey()))
             .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)));
-    Path registrar =
-        Path.of(flags.getOrDefault("registrar-dir", "/var/lib/kubelet/plugins_registry"));
-    Path plugin = Path.of(flags.getOrDefault("plugin-dir", "/var/lib/kubelet/plugins/" + driver));
-    Path cdi = Path.of(flags.getOrDefault("cdi-dir", "/var/run/cdi"));
+    Path registrar = path(flags, "registrar-dir", SocketNames.DEFAULT_REGISTRAR_DIRECTORY);
+    Path plugin = path(flags, "plugin-dir", SocketNames.defaultPluginDataDirectory(driver));
+    Path cdi = path(flags, "cdi-dir", CdiSpecWriter.DEFAULT_DIRECTORY);
     Optional<String> podUid = flag(flags, env, defaults, "pod-uid", "POD_UID");
     Optional<String> provider = Optional.ofNullable(flags.get("provider"));
-    Path sysfs = Path.of(flags.getOrDefault("sysfs-root", "/sys"));
-    Path dev = Path.of(flags.getOrDefault("dev-root", "/dev"));
+    Path sysfs = path(flags, "sysfs-root", ProviderContext.DEFAULT_SYSFS_ROOT);
+    Path dev = path(flags, "dev-root", ProviderContext.DEFAULT_DEV_ROOT);
     int port = integer(flags, "health-port", DEFAULT_HEALTH_PORT);
     if (port < -1 || port > 65535) {
       throw new IllegalArgumentException("flag --health-port " + port + " must be -1 or 0..65535");
@@ -199,9 +217,9 @@ public record DriverOptions(
         choice(
             flags,
             "extended-resource-conflict",
-            ExtendedResourceGuard.Policy.WAIT,
+            ExtendedResourceGuard.DEFAULT_POLICY,
             ExtendedResourceGuard.Policy.values());
-    TaintEffect effect = TaintEffect.NO_SCHEDULE;
+    TaintEffect effect = HealthHub.DEFAULT_TAINT_EFFECT;
     if (flags.containsKey("health-taint-effect")) {
       try {
         effect = TaintEffect.fromApiName(flags.get("health-taint-effect"));
@@ -209,7 +227,7 @@ public record DriverOptions(
         throw new IllegalArgumentException("flag --health-taint-effect: " + e.getMessage(), e);
       }
     }
-    Duration recovery = duration(flags, "health-recovery-delay", Duration.ofSeconds(60));
+    Duration recovery = duration(flags, "health-recovery-delay", HealthHub.DEFAULT_RECOVERY_DELAY);
     double qps = HttpKubeClient.DEFAULT_QPS;
     if (flags.containsKey("kube-api-qps")) {
       try {
@@ -246,6 +264,29 @@ public record DriverOptions(
         qps,
         burst,
         providerConfig);
+  }
+
+  /**
+   * Sets everything these options say about the driver on {@code builder}; the launcher's own
+   * settings (kubeconfig, provider choice, status port, API rate limit) are not the driver's.
+   */
+  public DraDriver.Builder applyTo(DraDriver.Builder builder) {
+    builder
+        .driverName(driverName)
+        .nodeName(nodeName)
+        .registrarDirectory(registrarDirectory)
+        .pluginDirectory(pluginDirectory)
+        .cdiDirectory(cdiDirectory)
+        .sysfsRoot(sysfsRoot)
+        .devRoot(devRoot)
+        .config(providerConfig)
+        .healthTaintEffect(healthTaintEffect)
+        .healthRecoveryDelay(healthRecoveryDelay)
+        .extendedResourcePolicy(extendedResourceConflict)
+        .deviceMetadata(deviceMetadata)
+        .warmUp(warmUp);
+    podUid.ifPresent(builder::podUid);
+    return builder;
   }
 
   private static final List<String> KNOWN =
@@ -298,6 +339,11 @@ public record DriverOptions(
               + "\" lists several files; dra4j reads one kubeconfig: pass it with --kubeconfig");
     }
     return Path.of(value);
+  }
+
+  private static Path path(Map<String, String> flags, String name, Path defaultValue) {
+    String v = flags.get(name);
+    return v == null ? defaultValue : Path.of(v);
   }
 
   private static int integer(Map<String, String> flags, String name, int defaultValue) {

@@ -17,6 +17,7 @@ import io.dra4j.proto.dra.v1.NodeUnprepareResourcesRequest;
 import io.dra4j.proto.pluginregistration.InfoRequest;
 import io.dra4j.proto.pluginregistration.RegistrationGrpc;
 import io.dra4j.runtime.claims.ClaimPreparer;
+import io.dra4j.runtime.claims.DeviceLookup;
 import io.dra4j.runtime.files.AtomicFiles;
 import io.dra4j.runtime.kube.AllocationResult;
 import io.dra4j.runtime.kube.ApplyOptions;
@@ -54,7 +55,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
-import org.slf4j.helpers.NOPLogger;
 
 /**
  * Warms the JVM on the whole prepare/unprepare path before the kubelet can call, while an older
@@ -132,27 +132,22 @@ final class Warmup {
       Path cdi = Files.createDirectories(scratch.resolve("c"));
       long deadline = start + budget.toNanos();
       try (WarmUpClient client = new WarmUpClient(api, deadline)) {
-        ClaimPreparer preparer =
-            ClaimPreparer.builder()
+        // Configured like a real driver, so that the warm-up runs the driver's own wiring.
+        DraDriver.Settings settings =
+            DraDriver.builder()
                 .driverName(driverName)
+                .nodeName("warm-up")
                 .provider(new NoopProvider())
                 // Claims are read and their status applied as in a real prepare.
                 .kubeClient(client)
-                .pluginDataDirectory(plugin)
+                .registrarDirectory(registrar)
+                .pluginDirectory(plugin)
                 .cdiDirectory(cdi)
                 .devRoot(scratch)
-                // Synthetic claims are noise in the driver's log.
-                .logger(NOPLogger.NOP_LOGGER)
-                .build();
+                .settings();
+        ClaimPreparer preparer = PreparePath.preparer(settings, DeviceLookup.none(), true);
         try (KubeletPluginServer server =
-            KubeletPluginServer.builder()
-                .driverName(driverName)
-                .registrarDirectory(registrar)
-                .pluginDataDirectory(plugin)
-                .nodeService(preparer)
-                .callLogger(NOPLogger.NOP_LOGGER)
-                .build()
-                .start()) {
+            PreparePath.server(settings, preparer, true).build().start()) {
           preparer.recover();
           channel = UdsChannels.open(server.registrationSocket(), group);
           RegistrationGrpc.newBlockingStub(channel).getInfo(InfoRequest.getDefaultInstance());

@@ -3,8 +3,16 @@ package io.dra4j.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.dra4j.api.claim.ClaimAllocation;
+import io.dra4j.api.claim.PrepareResult;
+import io.dra4j.api.claim.PreparedClaim;
 import io.dra4j.api.device.TaintEffect;
+import io.dra4j.api.provider.DeviceProvider;
+import io.dra4j.api.provider.Inventory;
+import io.dra4j.api.provider.ProviderContext;
 import io.dra4j.runtime.extendedresource.ExtendedResourceGuard;
+import io.dra4j.runtime.kube.KubeClient;
+import java.lang.reflect.Proxy;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -101,6 +109,80 @@ class DriverOptionsTest {
     assertThat(o.healthRecoveryDelay()).isEqualTo(Duration.ofSeconds(90));
     assertThat(o.warmUp()).isFalse();
     assertThat(o.deviceMetadata()).isTrue();
+  }
+
+  @Test
+  void applyToSetsEveryDriverSettingAndDefaultsMatchTheBuilders() {
+    DriverOptions o =
+        parse(
+            List.of(
+                "--node-name=n",
+                "--registrar-dir=/r",
+                "--plugin-dir=/p",
+                "--cdi-dir=/c",
+                "--sysfs-root=/s",
+                "--dev-root=/d",
+                "--pod-uid=u1",
+                "--devices=4",
+                "--extended-resource-conflict=warn",
+                "--health-taint-effect=NoExecute",
+                "--health-recovery-delay=5s",
+                "--device-metadata",
+                "--no-warm-up"),
+            DRIVER);
+    DraDriver.Settings s = withRequired(o.applyTo(DraDriver.builder())).settings();
+    assertThat(s.driverName()).isEqualTo("gpu.example.com");
+    assertThat(s.nodeName()).isEqualTo("n");
+    assertThat(List.of(s.registrarDirectory(), s.pluginDirectory(), s.cdiDirectory()))
+        .containsExactly(Path.of("/r"), Path.of("/p"), Path.of("/c"));
+    assertThat(List.of(s.sysfsRoot(), s.devRoot())).containsExactly(Path.of("/s"), Path.of("/d"));
+    assertThat(s.podUid()).contains("u1");
+    assertThat(s.config()).containsExactlyEntriesOf(Map.of("devices", "4"));
+    assertThat(s.extendedResourcePolicy()).isEqualTo(ExtendedResourceGuard.Policy.WARN);
+    assertThat(s.healthTaintEffect()).isEqualTo(TaintEffect.NO_EXECUTE);
+    assertThat(s.healthRecoveryDelay()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(s.deviceMetadata()).isTrue();
+    assertThat(s.warmUp()).isFalse();
+
+    // Given no flags, the options and the builder agree on every default.
+    DraDriver.Settings flagless =
+        withRequired(parse(List.of("--node-name=n"), DRIVER).applyTo(DraDriver.builder()))
+            .settings();
+    DraDriver.Settings builderOnly =
+        withRequired(DraDriver.builder().driverName("gpu.example.com").nodeName("n")).settings();
+    assertThat(flagless)
+        .usingRecursiveComparison()
+        .ignoringFields("fatalHandler")
+        .isEqualTo(builderOnly);
+  }
+
+  private static final DeviceProvider PROVIDER =
+      new DeviceProvider() {
+        @Override
+        public Inventory discover(ProviderContext context) {
+          return Inventory.empty();
+        }
+
+        @Override
+        public PrepareResult prepare(ClaimAllocation allocation) {
+          return PrepareResult.of(List.of());
+        }
+
+        @Override
+        public void unprepare(PreparedClaim claim) {}
+      };
+
+  private static final KubeClient CLIENT =
+      (KubeClient)
+          Proxy.newProxyInstance(
+              KubeClient.class.getClassLoader(),
+              new Class<?>[] {KubeClient.class},
+              (proxy, method, args) -> {
+                throw new UnsupportedOperationException(method.getName());
+              });
+
+  private static DraDriver.Builder withRequired(DraDriver.Builder b) {
+    return b.provider(PROVIDER).kubeClient(CLIENT);
   }
 
   @Test

@@ -83,6 +83,12 @@ public record ProviderContext(
     inventoryListener.run();
   }
 
+  /** Where the host's {@code /sys} is visible unless the driver is told otherwise. */
+  public static final Path DEFAULT_SYSFS_ROOT = Path.of("/sys");
+
+  /** Where the host's {@code /dev} is visible unless the driver is told otherwise. */
+  public static final Path DEFAULT_DEV_ROOT = Path.of("/dev");
+
   /** A context with the host's own roots and a temporary plugin directory, for tests. */
   public static Builder builder(String driverName, String nodeName) {
     return new Builder(driverName, nodeName);
@@ -93,8 +99,8 @@ public record ProviderContext(
     private final String driverName;
     private final String nodeName;
     private final Map<String, String> config = new TreeMap<>();
-    private Path sysfsRoot = Path.of("/sys");
-    private Path devRoot = Path.of("/dev");
+    private Path sysfsRoot = DEFAULT_SYSFS_ROOT;
+    private Path devRoot = DEFAULT_DEV_ROOT;
     private Path pluginDataDir = Path.of(System.getProperty("java.io.tmpdir"));
     private Runnable inventoryListener = () -> {};
 

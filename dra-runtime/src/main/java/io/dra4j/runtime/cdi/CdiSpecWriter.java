@@ -36,6 +36,10 @@ import org.slf4j.LoggerFactory;
  * serialized by the caller (the prepare pipeline does that per claim).
  */
 public final class CdiSpecWriter {
+
+  /** The CDI spec directory container runtimes read by default (containerd, CRI-O). */
+  public static final Path DEFAULT_DIRECTORY = Path.of("/var/run/cdi");
+
   private static final Logger LOG = LoggerFactory.getLogger(CdiSpecWriter.class);
   private static final Set<PosixFilePermission> SPEC_MODE =
       PosixFilePermissions.fromString("rw-r--r--");

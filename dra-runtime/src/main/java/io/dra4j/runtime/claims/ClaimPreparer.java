@@ -10,6 +10,7 @@ import io.dra4j.api.claim.PreparedClaim;
 import io.dra4j.api.claim.PreparedDevice;
 import io.dra4j.api.claim.RecordedDevice;
 import io.dra4j.api.provider.DeviceProvider;
+import io.dra4j.api.provider.ProviderContext;
 import io.dra4j.api.provider.TypedConfig;
 import io.dra4j.api.status.DeviceStatus;
 import io.dra4j.runtime.cdi.CdiKind;
@@ -866,9 +867,9 @@ public final class ClaimPreparer implements NodeService {
     private KubeClient kubeClient;
     private ClaimSource claimSource;
     private Path pluginDataDirectory;
-    private Path cdiDirectory = Path.of("/var/run/cdi");
+    private Path cdiDirectory = CdiSpecWriter.DEFAULT_DIRECTORY;
     private CdiKind cdiKind;
-    private Path devRoot = Path.of("/dev");
+    private Path devRoot = ProviderContext.DEFAULT_DEV_ROOT;
     private Path bootIdFile = BootId.DEFAULT_FILE;
     private boolean deviceMetadata;
     private DeviceLookup lookup = DeviceLookup.none();
@@ -914,7 +915,7 @@ public final class ClaimPreparer implements NodeService {
       return this;
     }
 
-    /** The CDI spec directory; default {@code /var/run/cdi}. */
+    /** The CDI spec directory. Default: {@link CdiSpecWriter#DEFAULT_DIRECTORY}. */
     public Builder cdiDirectory(Path value) {
       cdiDirectory = Objects.requireNonNull(value, "cdiDirectory");
       return this;
@@ -926,7 +927,9 @@ public final class ClaimPreparer implements NodeService {
       return this;
     }
 
-    /** Where the host's {@code /dev} is visible; default {@code /dev}. */
+    /**
+     * Where the host's {@code /dev} is visible. Default: {@link ProviderContext#DEFAULT_DEV_ROOT}.
+     */
     public Builder devRoot(Path value) {
       devRoot = Objects.requireNonNull(value, "devRoot");
       return this;

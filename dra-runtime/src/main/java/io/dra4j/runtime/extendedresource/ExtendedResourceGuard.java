@@ -112,6 +112,9 @@ public final class ExtendedResourceGuard implements AutoCloseable {
     }
   }
 
+  /** What a conflict does unless the driver is told otherwise: never serve a name twice. */
+  public static final Policy DEFAULT_POLICY = Policy.WAIT;
+
   private final KubeClient client;
   private final String driverName;
   private final String nodeName;
@@ -664,7 +667,7 @@ public final class ExtendedResourceGuard implements AutoCloseable {
     private final KubeClient client;
     private final String driverName;
     private final String nodeName;
-    private Policy policy = Policy.WAIT;
+    private Policy policy = DEFAULT_POLICY;
     private CelSelectors selectors = CelSelectors.shared();
     private Duration logInterval = Duration.ofMinutes(1);
     private Clock clock = Clock.systemUTC();
@@ -678,7 +681,7 @@ public final class ExtendedResourceGuard implements AutoCloseable {
       this.nodeName = Objects.requireNonNull(nodeName, "nodeName");
     }
 
-    /** What a conflict does; default {@link Policy#WAIT}. */
+    /** What a conflict does. Default: {@link #DEFAULT_POLICY} ({@code wait}). */
     public Builder policy(Policy value) {
       policy = Objects.requireNonNull(value, "policy");
       return this;

@@ -84,6 +84,9 @@ public final class HealthHub implements HealthSink, HealthSource, AutoCloseable 
   /** The kubelet's own default staleness timeout. */
   public static final Duration DEFAULT_HEALTH_CHECK_TIMEOUT = Duration.ofSeconds(30);
 
+  /** Default effect of the taint on an unhealthy device: new claims keep off it. */
+  public static final TaintEffect DEFAULT_TAINT_EFFECT = TaintEffect.NO_SCHEDULE;
+
   /** Default time a device must stay healthy before its taint is lifted. */
   public static final Duration DEFAULT_RECOVERY_DELAY = Duration.ofSeconds(60);
 
@@ -451,7 +454,7 @@ public final class HealthHub implements HealthSink, HealthSource, AutoCloseable 
   public static final class Builder {
     private final String driverName;
     private Optional<String> taintKey = Optional.empty();
-    private TaintEffect taintEffect = TaintEffect.NO_SCHEDULE;
+    private TaintEffect taintEffect = DEFAULT_TAINT_EFFECT;
     private Duration recoveryDelay = DEFAULT_RECOVERY_DELAY;
     private Duration healthCheckTimeout = DEFAULT_HEALTH_CHECK_TIMEOUT;
     private Optional<Duration> resendInterval = Optional.empty();

@@ -25,9 +25,11 @@ public final class SocketNames {
    */
   public static final int MAX_SOCKET_PATH_BYTES = 107;
 
+  /** The kubelet's default registration directory, as text (for annotations). */
+  public static final String DEFAULT_REGISTRAR_PATH = "/var/lib/kubelet/plugins_registry";
+
   /** The kubelet's default registration directory. */
-  public static final Path DEFAULT_REGISTRAR_DIRECTORY =
-      Path.of("/var/lib/kubelet/plugins_registry");
+  public static final Path DEFAULT_REGISTRAR_DIRECTORY = Path.of(DEFAULT_REGISTRAR_PATH);
 
   /** The kubelet's default parent of plugin data directories. */
   public static final Path DEFAULT_PLUGINS_DIRECTORY = Path.of("/var/lib/kubelet/plugins");

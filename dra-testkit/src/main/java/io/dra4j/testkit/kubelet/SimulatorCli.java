@@ -1,6 +1,7 @@
 package io.dra4j.testkit.kubelet;
 
 import io.dra4j.api.claim.ClaimRef;
+import io.dra4j.runtime.kubelet.SocketNames;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.io.PrintStream;
@@ -41,8 +42,6 @@ import picocli.CommandLine.Parameters;
       SimulatorCli.Health.class
     })
 final class SimulatorCli implements Callable<Integer> {
-  static final String DEFAULT_REGISTRY = "/var/lib/kubelet/plugins_registry";
-
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Option(
@@ -84,7 +83,7 @@ final class SimulatorCli implements Callable<Integer> {
     @Option(
         names = "--registry",
         paramLabel = "DIR",
-        defaultValue = DEFAULT_REGISTRY,
+        defaultValue = SocketNames.DEFAULT_REGISTRAR_PATH,
         description = "the kubelet's plugin registration directory (default: ${DEFAULT-VALUE})")
     Path registry;
 

@@ -10,12 +10,8 @@ import io.dra4j.api.provider.Inventory;
 import io.dra4j.api.provider.ProviderContext;
 import io.dra4j.runtime.claims.ClaimPreparer;
 import io.dra4j.runtime.claims.ClaimSerializer;
-import io.dra4j.runtime.kube.AllocationResult;
-import io.dra4j.runtime.kube.DeviceAllocationResult;
-import io.dra4j.runtime.kube.DeviceRequestAllocationResult;
-import io.dra4j.runtime.kube.ObjectMeta;
+import io.dra4j.runtime.kube.KubeJson;
 import io.dra4j.runtime.kube.ResourceClaim;
-import io.dra4j.runtime.kube.ResourceClaimStatus;
 import io.dra4j.runtime.kubelet.KubeletPluginServer;
 import io.grpc.ForwardingServerCallListener;
 import io.grpc.Metadata;
@@ -109,28 +105,15 @@ public final class SerializeChild {
 
   /** Claim {@code name} has UID {@code uid-<name>} and device {@code pool/<name>}. */
   private static ResourceClaim allocated(String namespace, String name) {
-    ObjectMeta meta =
-        new ObjectMeta(
-            name,
-            "",
-            namespace,
-            "uid-" + name,
-            "1",
-            1,
-            "",
-            Optional.empty(),
-            Map.of(),
-            Map.of(),
-            List.of(),
-            List.of(),
-            Map.of());
-    AllocationResult allocation =
-        AllocationResult.of(
-            DeviceAllocationResult.of(
-                List.of(DeviceRequestAllocationResult.of("gpu", DRIVER, "pool", name)), List.of()),
-            null);
-    return ResourceClaim.of(meta, null)
-        .withStatus(new ResourceClaimStatus(Optional.of(allocation), null, null, null));
+    Map<String, Object> result =
+        Map.of("request", "gpu", "driver", DRIVER, "pool", "pool", "device", name);
+    return KubeJson.mapper()
+        .convertValue(
+            Map.of(
+                "metadata", Map.of("namespace", namespace, "name", name, "uid", "uid-" + name),
+                "status",
+                    Map.of("allocation", Map.of("devices", Map.of("results", List.of(result))))),
+            ResourceClaim.class);
   }
 
   public static void main(String[] args) throws Exception {

@@ -1,0 +1,58 @@
+package io.dra4j.runtime;
+
+import io.dra4j.runtime.claims.ClaimPreparer;
+import io.dra4j.runtime.claims.ClaimSerializer;
+import io.dra4j.runtime.claims.DeviceLookup;
+import io.dra4j.runtime.kubelet.KubeletPluginServer;
+import java.io.IOException;
+import org.slf4j.helpers.NOPLogger;
+
+/**
+ * The claim pipeline and the kubelet plugin server in front of it, wired one way for the driver and
+ * for its warm-up: the warm-up then runs exactly the code the kubelet's calls will run.
+ */
+final class PreparePath {
+
+  private PreparePath() {}
+
+  /**
+   * The claim pipeline of a driver, serialized by its own {@link ClaimSerializer} (from the pod UID
+   * and the provider's {@code threadSafe()}); not yet recovered.
+   *
+   * @param silent log nothing (the warm-up's synthetic claims are noise in the driver's log)
+   */
+  static ClaimPreparer preparer(DraDriver.Settings s, DeviceLookup inventory, boolean silent)
+      throws IOException {
+    ClaimPreparer.Builder b =
+        ClaimPreparer.builder()
+            .driverName(s.driverName())
+            .provider(s.provider())
+            .kubeClient(s.kubeClient())
+            .pluginDataDirectory(s.pluginDirectory())
+            .cdiDirectory(s.cdiDirectory())
+            .devRoot(s.devRoot())
+            .deviceMetadata(s.deviceMetadata())
+            .inventory(inventory)
+            .serializer(ClaimSerializer.forDriver(s.provider(), s.pluginDirectory(), s.podUid()));
+    if (silent) {
+      b.logger(NOPLogger.NOP_LOGGER);
+    }
+    return b.build();
+  }
+
+  /** The kubelet plugin server in front of {@code preparer}; not yet built. */
+  static KubeletPluginServer.Builder server(
+      DraDriver.Settings s, ClaimPreparer preparer, boolean silent) {
+    KubeletPluginServer.Builder b =
+        KubeletPluginServer.builder()
+            .driverName(s.driverName())
+            .registrarDirectory(s.registrarDirectory())
+            .pluginDataDirectory(s.pluginDirectory())
+            .nodeService(preparer);
+    s.podUid().ifPresent(b::rollingUpdate);
+    if (silent) {
+      b.callLogger(NOPLogger.NOP_LOGGER);
+    }
+    return b;
+  }
+}
