@@ -59,11 +59,31 @@ import java.util.concurrent.atomic.AtomicLong;
  *       another manager's entry is a 409 conflict unless forced;
  *   <li>validation a driver hits: claim spec immutable, {@code status.devices} must name allocated
  *       devices, slice driver / pool name / node name immutable;
- *   <li>Kubernetes Status objects for errors.
+ *   <li>Kubernetes Status objects for errors;
+ *   <li>fields the v1.37.2 resource.k8s.io/v1 schema does not know are dropped on every write, as
+ *       the real server drops unknown fields of a built-in type.
  * </ul>
  *
  * <p>Not modelled: strategic merge patch and JSON patch (415), graceful pod deletion, admission,
  * most validation, RBAC, field-level managedFields. Fault injection: {@link #faults()}.
+ *
+ * <p>Its contract ({@code KubeClientContractTest}) also runs against the real kube-apiserver
+ * v1.37.2 in the e2e suite. Differences found there, and what was done:
+ *
+ * <ul>
+ *   <li>Unknown fields: the real server drops them (with a warning header); this server kept them.
+ *       Now it prunes them too, along the bundled v1.37.2 OpenAPI document (which before was a
+ *       pre-release copy without {@code compatibilityGroups} and {@code derivedAttributes}).
+ *       Deliberately left: no {@code Warning} header, and Node and Pod are kept as sent (the
+ *       bundled document covers resource.k8s.io only).
+ *   <li>Deliberate: no authentication beyond one bearer token, no authorization and no admission.
+ *       The real server refuses a driver's {@code status.devices} write for a claim allocated on
+ *       another node with 422 Invalid (a Forbidden field error naming {@code resourceclaims/driver}
+ *       and {@code arbitrary-node:patch}), and the deployment's ValidatingAdmissionPolicy refuses
+ *       another node's slice; test those against the e2e cluster ({@code ClaimStatusIT}).
+ *   <li>Deliberate: a pod is deleted at once; a real server waits for its kubelet unless the grace
+ *       period is 0.
+ * </ul>
  */
 public final class FakeApiServer implements AutoCloseable {
   static {
