@@ -3,6 +3,7 @@ package io.dra4j.runtime;
 import io.dra4j.api.provider.DeviceEnricher;
 import io.dra4j.api.provider.DeviceProvider;
 import io.dra4j.runtime.doctor.Doctor;
+import io.dra4j.runtime.extendedresource.DeviceClassGenerator;
 import io.dra4j.runtime.kube.HttpKubeClient;
 import io.dra4j.runtime.kube.KubeConfig;
 import io.dra4j.runtime.status.StatusServer;
@@ -23,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * DeviceProvider} and every {@link DeviceEnricher} on the class path with {@link ServiceLoader},
  * connects to the API server (kubeconfig or in-cluster), starts the status endpoint and a {@link
  * DraDriver}, and stops gracefully on SIGTERM. {@code DriverMain doctor ...} runs the migration
- * {@link Doctor} instead.
+ * {@link Doctor} instead, {@code DriverMain deviceclass ...} prints the driver's DeviceClass
+ * ({@link DeviceClassGenerator}).
  *
  * <p>Exit status: after SIGTERM the JVM reports 143 (128 + signal 15) once the graceful close ran;
  * 1 when the driver failed to start or stopped on its own (the extended-resource guard's {@code
@@ -39,6 +41,11 @@ public final class DriverMain {
     if (args.length > 0 && args[0].equals(Doctor.COMMAND)) {
       List<String> rest = Arrays.asList(args).subList(1, args.length);
       System.exit(Doctor.run(rest, System.getenv(), System.out, System.err));
+    }
+    if (args.length > 0 && args[0].equals(DeviceClassGenerator.COMMAND)) {
+      List<String> rest = Arrays.asList(args).subList(1, args.length);
+      System.exit(
+          DeviceClassGenerator.run(rest, Map.of(), System.getenv(), System.out, System.err));
     }
     System.exit(run(Arrays.asList(args), Map.of(), System.getenv(), System.err));
   }

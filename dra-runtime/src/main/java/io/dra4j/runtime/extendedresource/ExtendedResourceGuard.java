@@ -1,25 +1,18 @@
 package io.dra4j.runtime.extendedresource;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import io.dra4j.api.device.Device;
 import io.dra4j.api.provider.Pool;
 import io.dra4j.runtime.cel.CelSelectors;
-import io.dra4j.runtime.cel.SelectorCompileException;
 import io.dra4j.runtime.extendedresource.GuardReport.Conflict;
 import io.dra4j.runtime.extendedresource.GuardReport.DeviceRef;
 import io.dra4j.runtime.extendedresource.GuardReport.Duplicate;
 import io.dra4j.runtime.extendedresource.GuardReport.UnusableName;
 import io.dra4j.runtime.kube.DeviceClass;
-import io.dra4j.runtime.kube.DeviceSelector;
 import io.dra4j.runtime.kube.Informer;
 import io.dra4j.runtime.kube.InformerHandler;
 import io.dra4j.runtime.kube.KubeClient;
-import io.dra4j.runtime.kube.KubeJson;
-import io.dra4j.runtime.kube.KubeNames;
 import io.dra4j.runtime.kube.ListOptions;
 import io.dra4j.runtime.kube.Node;
-import io.dra4j.runtime.kube.ObjectMeta;
-import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -599,66 +592,6 @@ public final class ExtendedResourceGuard implements AutoCloseable {
     @Override
     public void onSynced() {
       refresh();
-    }
-  }
-
-  // ------------------------------------------------------------------------------------------
-  // DeviceClass YAML
-
-  /**
-   * A DeviceClass manifest that maps {@code extendedResourceName} to this driver's devices: the
-   * selector {@code device.driver == '<driver>'}, plus {@code selector} when given (both must
-   * accept a device).
-   *
-   * @throws IllegalArgumentException naming the field and the rule: driver name (DNS subdomain of
-   *     at most 63 characters), class name (DNS subdomain of at most 253), extended resource name
-   *     (contains '/', not in the kubernetes.io domain, no {@code requests.} prefix, {@code
-   *     requests.<name>} a qualified name, name part at most 63), selector (must compile)
-   */
-  public static String deviceClassYaml(
-      String driverName, String className, String extendedResourceName, Optional<String> selector) {
-    Objects.requireNonNull(driverName, "driverName");
-    Objects.requireNonNull(className, "className");
-    Objects.requireNonNull(extendedResourceName, "extendedResourceName");
-    Objects.requireNonNull(selector, "selector");
-    List<String> errors = new ArrayList<>();
-    for (String p : ExtendedResourceNames.driverName(driverName)) {
-      errors.add("driver name \"" + driverName + "\" " + p);
-    }
-    for (String p : KubeNames.dnsSubdomain(className)) {
-      errors.add("metadata.name (class name) \"" + className + "\" " + p);
-    }
-    for (String p : ExtendedResourceNames.explicit(extendedResourceName)) {
-      errors.add("spec.extendedResourceName \"" + extendedResourceName + "\" " + p);
-    }
-    List<DeviceSelector> selectorList = new ArrayList<>();
-    String driverSelector = "device.driver == '" + driverName + "'";
-    selectorList.add(DeviceSelector.cel(driverSelector));
-    if (selector.isPresent()) {
-      String expression = selector.get();
-      if (expression.isBlank()) {
-        errors.add("spec.selectors[1].cel.expression must not be empty");
-      } else {
-        try {
-          CelSelectors.shared().compile(expression);
-          selectorList.add(DeviceSelector.cel(expression));
-        } catch (SelectorCompileException e) {
-          errors.add("spec.selectors[1].cel.expression does not compile: " + e.getMessage());
-        }
-      }
-    }
-    if (!errors.isEmpty()) {
-      throw new IllegalArgumentException(
-          "DeviceClass " + className + ": " + String.join("; ", errors));
-    }
-    DeviceClass dc =
-        DeviceClass.of(
-            ObjectMeta.named("", className),
-            DeviceClass.Spec.of(selectorList).withExtendedResourceName(extendedResourceName));
-    try {
-      return KubeJson.yaml().writeValueAsString(dc);
-    } catch (JsonProcessingException e) {
-      throw new UncheckedIOException(e);
     }
   }
 

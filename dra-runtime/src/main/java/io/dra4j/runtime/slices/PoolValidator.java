@@ -67,6 +67,15 @@ public final class PoolValidator {
   private static final Set<String> NODE_SELECTOR_OPERATORS =
       Set.of("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt");
 
+  /**
+   * Why {@code name} cannot be an attribute or capacity key ({@code name} or {@code domain/name},
+   * the name a C identifier of at most 32 characters, the domain like a driver name); empty when it
+   * can. For tools that write selectors on a driver's attributes.
+   */
+  public static List<String> attributeNameProblems(String name) {
+    return Names.qualifiedName(name);
+  }
+
   /** Validates every pool of an inventory; pool names must also be unique across it. */
   public static InventoryValidation validate(String driver, Inventory inventory) {
     return validate(driver, inventory.pools());

@@ -337,43 +337,4 @@ class ExtendedResourceGuardTest {
     assertThatThrownBy(() -> g.awaitSynced(Duration.ofSeconds(1)))
         .hasMessageContaining("before start");
   }
-
-  @Test
-  void deviceClassYamlRejectsBadInputNamingFieldAndRule() {
-    assertThatThrownBy(
-            () -> ExtendedResourceGuard.deviceClassYaml(DRIVER, "gpu", "gpu", Optional.empty()))
-        .hasMessageContaining("spec.extendedResourceName \"gpu\" must contain '/'");
-    assertThatThrownBy(
-            () ->
-                ExtendedResourceGuard.deviceClassYaml(
-                    DRIVER, "gpu", "example.com/" + "x".repeat(64), Optional.empty()))
-        .hasMessageContaining("spec.extendedResourceName")
-        .hasMessageContaining("the limit is 63");
-    assertThatThrownBy(
-            () ->
-                ExtendedResourceGuard.deviceClassYaml(
-                    DRIVER, "gpu", "requests.example.com/gpu", Optional.empty()))
-        .hasMessageContaining("requests.");
-    assertThatThrownBy(
-            () ->
-                ExtendedResourceGuard.deviceClassYaml(
-                    DRIVER, "gpu", "nvidia.kubernetes.io/gpu", Optional.empty()))
-        .hasMessageContaining("kubernetes.io domain");
-    assertThatThrownBy(
-            () ->
-                ExtendedResourceGuard.deviceClassYaml(
-                    DRIVER, "GPU_class", "example.com/gpu", Optional.empty()))
-        .hasMessageContaining("metadata.name (class name) \"GPU_class\"")
-        .hasMessageContaining("DNS subdomain");
-    assertThatThrownBy(
-            () ->
-                ExtendedResourceGuard.deviceClassYaml(
-                    DRIVER, "gpu", "example.com/gpu", Optional.of("device.attributes[")))
-        .hasMessageContaining("spec.selectors[1].cel.expression does not compile");
-    assertThatThrownBy(
-            () ->
-                ExtendedResourceGuard.deviceClassYaml(
-                    "bad_driver", "gpu", "example.com/gpu", Optional.empty()))
-        .hasMessageContaining("driver name \"bad_driver\"");
-  }
 }

@@ -6,7 +6,7 @@ import io.dra4j.api.device.DeviceAttribute;
 import io.dra4j.api.provider.DeviceProvider;
 import io.dra4j.runtime.DraDriver;
 import io.dra4j.runtime.DriverMain;
-import io.dra4j.runtime.extendedresource.ExtendedResourceGuard;
+import io.dra4j.runtime.extendedresource.DeviceClassGenerator;
 import io.dra4j.runtime.files.AtomicFiles;
 import io.dra4j.runtime.kube.DeviceClass;
 import io.dra4j.runtime.kube.HttpKubeClient;
@@ -200,8 +200,7 @@ public final class DevCommand implements Callable<Integer> {
     settings.putAll(providerFlags(unmatched));
     String resourceName = extendedResourceName.orElse(driverName + "/device");
     String classYaml =
-        ExtendedResourceGuard.deviceClassYaml(
-            driverName, driverName, resourceName, Optional.empty());
+        DeviceClassGenerator.yaml(driverName, driverName, Optional.of(resourceName), List.of());
     DeviceProvider chosen = DriverMain.findProvider(provider);
 
     Path work =

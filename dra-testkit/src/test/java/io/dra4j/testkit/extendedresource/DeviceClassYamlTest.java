@@ -10,12 +10,16 @@ import io.dra4j.api.provider.ProviderContext;
 import io.dra4j.fake.FakeDeviceProvider;
 import io.dra4j.runtime.cel.CelSelectors;
 import io.dra4j.runtime.cel.CompiledSelector;
-import io.dra4j.runtime.extendedresource.ExtendedResourceGuard;
+import io.dra4j.runtime.extendedresource.DeviceClassGenerator;
 import io.dra4j.runtime.kube.DeviceClass;
 import io.dra4j.runtime.kube.DeviceSelector;
 import io.dra4j.runtime.kube.KubeJson;
 import io.dra4j.testkit.schema.OpenApiSchemas;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -65,8 +69,7 @@ class DeviceClassYamlTest {
   @Test
   void selectsEveryDeviceOfTheDriverAndNoneOfAnother() throws Exception {
     String text =
-        ExtendedResourceGuard.deviceClassYaml(
-            DRIVER, "fake-gpu", "example.com/gpu", Optional.empty());
+        DeviceClassGenerator.yaml(DRIVER, "fake-gpu", Optional.of("example.com/gpu"), List.of());
     assertThat(text)
         .contains("apiVersion: resource.k8s.io/v1", "kind: DeviceClass", "name: fake-gpu");
     DeviceClass dc = parse(text);
@@ -80,11 +83,11 @@ class DeviceClassYamlTest {
   @Test
   void anExtraSelectorNarrowsTheClass() throws Exception {
     String text =
-        ExtendedResourceGuard.deviceClassYaml(
+        DeviceClassGenerator.yaml(
             DRIVER,
             "fake-gpu-whole",
-            "example.com/whole-gpu",
-            Optional.of(
+            Optional.of("example.com/whole-gpu"),
+            List.of(
                 "device.attributes['"
                     + DRIVER
                     + "'].type == 'gpu' && device.attributes['"
@@ -96,5 +99,24 @@ class DeviceClassYamlTest {
     DeviceClass dc = parse(text);
     assertThat(dc.spec().selectors()).hasSize(2);
     assertThat(selected(dc, DRIVER, devices(DRIVER))).containsExactly("gpu-2", "gpu-3");
+  }
+
+  @Test
+  void theLaunchersMatchFlagsSelectByTheDriversOwnAttributes() throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    int rc =
+        DeviceClassGenerator.run(
+            List.of("--class-name", "fake-partitions", "--match", "type=gpu-partition"),
+            Map.of("driver-name", DRIVER),
+            Map.of(),
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            System.err);
+    assertThat(rc).isZero();
+    DeviceClass dc = parse(out.toString(StandardCharsets.UTF_8));
+    List<Device> ours = devices(DRIVER);
+    List<String> partitions =
+        ours.stream().map(Device::name).filter(n -> n.contains("-part-")).toList();
+    assertThat(partitions).isNotEmpty();
+    assertThat(selected(dc, DRIVER, ours)).containsExactlyElementsOf(partitions);
   }
 }

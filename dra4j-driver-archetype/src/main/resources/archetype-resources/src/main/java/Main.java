@@ -1,13 +1,12 @@
 package ${package};
 
 import io.dra4j.runtime.DriverMain;
-import io.dra4j.runtime.extendedresource.ExtendedResourceGuard;
+import io.dra4j.runtime.extendedresource.DeviceClassGenerator;
 import io.dra4j.testkit.dev.DevCommand;
 import java.io.PrintStream;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * {@code java -jar ${artifactId}.jar run|dev|deviceclass ...}: the driver (in a DaemonSet), the
@@ -27,7 +26,8 @@ public final class Main {
           "  dev          the driver on this machine with the test kit's API server and kubelet",
           "               simulator; --claim prepares one claim (flags: dev --help)",
           "  deviceclass  print the DeviceClass for this driver's devices",
-          "               [--extended-resource-name NAME, default " + DRIVER_NAME + "/device]");
+          "               (extendedResourceName " + DRIVER_NAME + "/device unless",
+          "               --extended-resource-name says otherwise; flags: deviceclass --help)");
 
   private Main() {}
 
@@ -47,8 +47,13 @@ public final class Main {
         return DriverMain.run(rest, defaults, env, err);
       case "dev":
         return DevCommand.run(rest, defaults, env, out, err);
-      case "deviceclass":
-        return deviceClass(rest, env, out, err);
+      case DeviceClassGenerator.COMMAND:
+        return DeviceClassGenerator.run(
+            rest,
+            Map.of("driver-name", DRIVER_NAME, "extended-resource-name", DRIVER_NAME + "/device"),
+            env,
+            out,
+            err);
       case "-h":
       case "--help":
         out.println(USAGE);
@@ -56,27 +61,6 @@ public final class Main {
       default:
         err.println("unknown command \"" + args.get(0) + "\"\n" + USAGE);
         return 2;
-    }
-  }
-
-  private static int deviceClass(
-      List<String> args, Map<String, String> env, PrintStream out, PrintStream err) {
-    String driver = env.getOrDefault("DRIVER_NAME", DRIVER_NAME);
-    Optional<String> name = Optional.empty();
-    if (args.size() == 2 && args.get(0).equals("--extended-resource-name")) {
-      name = Optional.of(args.get(1));
-    } else if (!args.isEmpty()) {
-      err.println("error: unexpected " + args + "\n" + USAGE);
-      return 2;
-    }
-    try {
-      out.print(
-          ExtendedResourceGuard.deviceClassYaml(
-              driver, driver, name.orElse(driver + "/device"), Optional.empty()));
-      return 0;
-    } catch (IllegalArgumentException e) {
-      err.println("error: " + e.getMessage());
-      return 2;
     }
   }
 }

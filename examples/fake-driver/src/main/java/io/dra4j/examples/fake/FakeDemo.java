@@ -10,7 +10,7 @@ import io.dra4j.api.health.HealthStatus;
 import io.dra4j.fake.FakeDeviceProvider;
 import io.dra4j.numa.NumaEnricher;
 import io.dra4j.runtime.DraDriver;
-import io.dra4j.runtime.extendedresource.ExtendedResourceGuard;
+import io.dra4j.runtime.extendedresource.DeviceClassGenerator;
 import io.dra4j.runtime.files.AtomicFiles;
 import io.dra4j.runtime.kube.DeviceClass;
 import io.dra4j.runtime.kube.DeviceRequestAllocationResult;
@@ -132,8 +132,7 @@ final class FakeDemo {
       step("The cluster admin's part: a Node and a DeviceClass with extendedResourceName");
       say(api.nodeReady());
       String classYaml =
-          ExtendedResourceGuard.deviceClassYaml(
-              DRIVER, DRIVER, "example.com/gpu", Optional.empty());
+          DeviceClassGenerator.yaml(DRIVER, DRIVER, Optional.of("example.com/gpu"), List.of());
       DeviceClass deviceClass = yaml.readValue(classYaml, DeviceClass.class);
       client.create(DeviceClass.TYPE, deviceClass);
       show(classYaml);

@@ -2,13 +2,12 @@ package io.dra4j.examples.fake;
 
 import io.dra4j.runtime.DriverMain;
 import io.dra4j.runtime.doctor.Doctor;
-import io.dra4j.runtime.extendedresource.ExtendedResourceGuard;
+import io.dra4j.runtime.extendedresource.DeviceClassGenerator;
 import io.dra4j.testkit.dev.DevCommand;
 import java.io.PrintStream;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * {@code java -jar fake-dra-driver.jar run|demo|deviceclass|doctor ...}: the fake DRA driver, the
@@ -29,8 +28,9 @@ public final class FakeDriverMain {
           "               simulator: slices, a kubeconfig, --claim prepares one (flags: dev --help)",
           "  demo         the whole Kubernetes 1.37 story on this machine, no cluster needed",
           "               (--keep leaves everything running and prints the kubeconfig path)",
-          "  deviceclass  print a DeviceClass for this driver's devices:",
-          "               deviceclass --extended-resource-name NAME [--driver-name D] [--class-name C]",
+          "  deviceclass  print a DeviceClass for this driver's devices, e.g.",
+          "               deviceclass --extended-resource-name example.com/gpu --match type=gpu",
+          "               (flags: deviceclass --help)",
           "  doctor       check a cluster's migration from device plugins to DRA, read-only",
           "               (flags: doctor --help)");
 
@@ -55,8 +55,9 @@ public final class FakeDriverMain {
             rest, Map.of("provider", "fake", "driver-name", DEFAULT_DRIVER_NAME), env, out, err);
       case "demo":
         return FakeDemo.run(rest, out, err);
-      case "deviceclass":
-        return deviceClass(rest, env, out, err);
+      case DeviceClassGenerator.COMMAND:
+        return DeviceClassGenerator.run(
+            rest, Map.of("driver-name", DEFAULT_DRIVER_NAME), env, out, err);
       case Doctor.COMMAND:
         return Doctor.run(rest, env, out, err);
       case "-h":
@@ -67,54 +68,6 @@ public final class FakeDriverMain {
       default:
         err.println("unknown command \"" + args.get(0) + "\"\n" + USAGE);
         return 2;
-    }
-  }
-
-  private static int deviceClass(
-      List<String> args, Map<String, String> env, PrintStream out, PrintStream err) {
-    String driver = env.getOrDefault("DRIVER_NAME", DEFAULT_DRIVER_NAME);
-    Optional<String> className = Optional.empty();
-    Optional<String> name = Optional.empty();
-    for (int i = 0; i < args.size(); i++) {
-      String flag = args.get(i);
-      String value;
-      int eq = flag.indexOf('=');
-      if (eq > 0) {
-        value = flag.substring(eq + 1);
-        flag = flag.substring(0, eq);
-      } else if (i + 1 < args.size()) {
-        value = args.get(++i);
-      } else {
-        err.println("error: flag " + flag + " needs a value");
-        return 2;
-      }
-      switch (flag) {
-        case "--driver-name":
-          driver = value;
-          break;
-        case "--class-name":
-          className = Optional.of(value);
-          break;
-        case "--extended-resource-name":
-          name = Optional.of(value);
-          break;
-        default:
-          err.println("error: unknown flag " + flag + "\n" + USAGE);
-          return 2;
-      }
-    }
-    if (name.isEmpty()) {
-      err.println("error: --extended-resource-name is required, e.g. example.com/gpu");
-      return 2;
-    }
-    try {
-      out.print(
-          ExtendedResourceGuard.deviceClassYaml(
-              driver, className.orElse(driver), name.get(), Optional.empty()));
-      return 0;
-    } catch (IllegalArgumentException e) {
-      err.println("error: " + e.getMessage());
-      return 2;
     }
   }
 }

@@ -57,10 +57,16 @@ class DeviceClassCommandTest {
   }
 
   @Test
+  void withoutAnExtendedResourceNameTheClassServesClaimsAndTheImplicitName() throws Exception {
+    assertThat(run(Map.of(), "deviceclass", "--match", "type=gpu")).isZero();
+    DeviceClass c =
+        KubeJson.yaml().readValue(out.toString(StandardCharsets.UTF_8), DeviceClass.class);
+    assertThat(c.spec().extendedResourceName()).isEmpty();
+    assertThat(c.spec().selectors()).hasSize(2);
+  }
+
+  @Test
   void badInputIsAUsageErrorNamingTheRule() {
-    assertThat(run(Map.of(), "deviceclass")).isEqualTo(2);
-    assertThat(err.toString(StandardCharsets.UTF_8))
-        .contains("--extended-resource-name is required");
     assertThat(run(Map.of(), "deviceclass", "--extended-resource-name", "kubernetes.io/gpu"))
         .isEqualTo(2);
     assertThat(err.toString(StandardCharsets.UTF_8)).contains("kubernetes.io");

@@ -16,6 +16,7 @@ import io.dra4j.runtime.DriverMain;
 import io.dra4j.runtime.cdi.CdiKind;
 import io.dra4j.runtime.cdi.ClaimSpec;
 import io.dra4j.runtime.doctor.Doctor;
+import io.dra4j.runtime.extendedresource.DeviceClassGenerator;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.nio.file.Path;
@@ -26,8 +27,8 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * {@code java -jar nvidia-dra-driver.jar run|discover ...}: an NVIDIA GPU DRA driver built from
- * dra4j, as a template to copy.
+ * {@code java -jar nvidia-dra-driver.jar run|discover|deviceclass|doctor ...}: an NVIDIA GPU DRA
+ * driver built from dra4j, as a template to copy.
  *
  * <ul>
  *   <li>{@code run}: the driver, with the same flags as the fake driver ({@code run --help}); the
@@ -35,6 +36,8 @@ import java.util.TreeMap;
  *   <li>{@code discover [--KEY VALUE ...]}: talks to NVML once and prints what this node would
  *       publish (JSON), then the CDI spec a claim for the first GPU would get. Provider settings as
  *       flags, e.g. {@code --driver-root /run/nvidia/driver}.
+ *   <li>{@code deviceclass}: the DeviceClass of this driver's devices ({@code deviceclass --help}),
+ *       e.g. {@code deviceclass --class-name mig-1g --match profile=1g.10gb}.
  *   <li>{@code doctor}: the migration doctor ({@code doctor --help}).
  * </ul>
  */
@@ -47,7 +50,7 @@ public final class NvidiaDriverMain {
 
   static int run(List<String> args, Map<String, String> env, PrintStream out, PrintStream err) {
     if (args.isEmpty()) {
-      err.println("usage: java -jar nvidia-dra-driver.jar run|discover|doctor [flags]");
+      err.println("usage: java -jar nvidia-dra-driver.jar run|discover|deviceclass|doctor [flags]");
       return 2;
     }
     List<String> rest = args.subList(1, args.size());
@@ -60,10 +63,14 @@ public final class NvidiaDriverMain {
             err);
       case "discover":
         return discover(rest, env, out, err);
+      case DeviceClassGenerator.COMMAND:
+        return DeviceClassGenerator.run(
+            rest, Map.of("driver-name", NvidiaDiscoverCommand.DEFAULT_DRIVER_NAME), env, out, err);
       case Doctor.COMMAND:
         return Doctor.run(rest, env, out, err);
       default:
-        err.println("unknown command \"" + args.get(0) + "\": use run, discover or doctor");
+        err.println(
+            "unknown command \"" + args.get(0) + "\": use run, discover, deviceclass or doctor");
         return 2;
     }
   }
