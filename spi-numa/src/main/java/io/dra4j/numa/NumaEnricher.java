@@ -7,6 +7,8 @@ import io.dra4j.api.provider.DeviceEnricher;
 import io.dra4j.api.provider.ProviderContext;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -21,11 +23,16 @@ import java.util.concurrent.ConcurrentHashMap;
  * <ul>
  *   <li>{@code resource.kubernetes.io/pciBusID}: the input. A provider sets it as a string in any
  *       case (or NVML's 8-digit domain form); the enricher rewrites it to the canonical lower-case
- *       {@code dddd:bb:dd.f}. Only this standard attribute is read: it must be published anyway,
- *       and reading a driver-domain attribute would mean guessing its format.
- *   <li>{@code resource.kubernetes.io/pcieRoot}: {@code pci<domain>:<bus>} of the root complex.
+ *       {@code dddd:bb:dd.f}. A device made of several PCI functions sets a list of strings,
+ *       primary first; the enricher publishes the primary one. Only this standard attribute is
+ *       read: it must be published anyway, and reading a driver-domain attribute would mean
+ *       guessing its format.
+ *   <li>{@code resource.kubernetes.io/pcieRoot}: {@code pci<domain>:<bus>} of the root complex of
+ *       the primary function, or with {@code pcie-root-attribute-form=list} a string list of the
+ *       roots of all functions (a device that spans roots matches a NIC under any of them).
  *   <li>{@code resource.kubernetes.io/numaNode}: an int, or with {@code numa-attribute-form=list}
- *       an int list; left out when the kernel reports no affinity.
+ *       an int list (with the other functions' nodes after the primary's); left out when the kernel
+ *       reports no affinity for the primary function.
  * </ul>
  *
  * <p>A value the provider already set is kept; when sysfs says otherwise the difference is logged
@@ -37,6 +44,7 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <ul>
  *   <li>{@value #CONFIG_FORM}: {@code scalar} (default) or {@code list}
+ *   <li>{@value #CONFIG_PCIE_ROOT_FORM}: {@code scalar} (default) or {@code list}
  *   <li>{@value Sysfs#CONFIG_SYSFS_ROOT}: where the host's {@code /sys} is visible; default {@link
  *       ProviderContext#sysfsRoot()}
  * </ul>
@@ -48,21 +56,34 @@ public final class NumaEnricher implements DeviceEnricher {
   /** Config key choosing the {@code numaNode} form: {@code scalar} or {@code list}. */
   public static final String CONFIG_FORM = "numa-attribute-form";
 
+  /** Config key choosing the {@code pcieRoot} form: {@code scalar} or {@code list}. */
+  public static final String CONFIG_PCIE_ROOT_FORM = "pcie-root-attribute-form";
+
   private static final System.Logger LOG = System.getLogger(NumaEnricher.class.getName());
 
   private volatile PciTopology topology;
-  private volatile NumaAttributeForm form;
+  private volatile AttributeForm form;
+  private volatile AttributeForm pcieRootForm;
   private final Set<String> reported = ConcurrentHashMap.newKeySet();
 
-  /** Reads the host's {@code /sys} with the scalar form until {@link #init} says otherwise. */
+  /** Reads the host's {@code /sys} with the scalar forms until {@link #init} says otherwise. */
   public NumaEnricher() {
-    this(Sysfs.host(), NumaAttributeForm.SCALAR);
+    this(Sysfs.host(), AttributeForm.SCALAR);
   }
 
-  /** An enricher for a given tree and form, for use without a provider context. */
-  public NumaEnricher(Sysfs sysfs, NumaAttributeForm form) {
+  /**
+   * An enricher for a given tree and {@code numaNode} form, {@code pcieRoot} scalar, for use
+   * without a provider context.
+   */
+  public NumaEnricher(Sysfs sysfs, AttributeForm form) {
+    this(sysfs, form, AttributeForm.SCALAR);
+  }
+
+  /** An enricher for a given tree, {@code numaNode} form and {@code pcieRoot} form. */
+  public NumaEnricher(Sysfs sysfs, AttributeForm form, AttributeForm pcieRootForm) {
     this.topology = new PciTopology(sysfs);
     this.form = Objects.requireNonNull(form, "form");
+    this.pcieRootForm = Objects.requireNonNull(pcieRootForm, "pcieRootForm");
   }
 
   /**
@@ -72,17 +93,32 @@ public final class NumaEnricher implements DeviceEnricher {
    */
   @Override
   public void init(ProviderContext context) {
-    NumaAttributeForm f =
-        context.config(CONFIG_FORM).map(NumaAttributeForm::parse).orElse(NumaAttributeForm.SCALAR);
+    AttributeForm f = form(context, CONFIG_FORM);
+    AttributeForm root = form(context, CONFIG_PCIE_ROOT_FORM);
     Sysfs s = Sysfs.from(context);
     this.form = f;
+    this.pcieRootForm = root;
     this.topology = new PciTopology(s);
-    LOG.log(Level.DEBUG, "numa enricher reads {0}, numaNode form {1}", s, f.configValue());
+    LOG.log(
+        Level.DEBUG,
+        "numa enricher reads {0}, numaNode form {1}, pcieRoot form {2}",
+        s,
+        f.configValue(),
+        root.configValue());
   }
 
-  /** The form in use. */
-  public NumaAttributeForm form() {
+  private static AttributeForm form(ProviderContext context, String key) {
+    return context.config(key).map(v -> AttributeForm.parse(key, v)).orElse(AttributeForm.SCALAR);
+  }
+
+  /** The {@code numaNode} form in use. */
+  public AttributeForm form() {
     return form;
+  }
+
+  /** The {@code pcieRoot} form in use. */
+  public AttributeForm pcieRootForm() {
+    return pcieRootForm;
   }
 
   /** The sysfs tree in use. */
@@ -96,58 +132,107 @@ public final class NumaEnricher implements DeviceEnricher {
     if (input.isEmpty()) {
       return device;
     }
-    if (!(input.get() instanceof DeviceAttribute.StringValue raw)) {
+    List<String> raw;
+    if (input.get() instanceof DeviceAttribute.StringValue one) {
+      raw = List.of(one.value());
+    } else if (input.get() instanceof DeviceAttribute.StringValues several
+        && !several.value().isEmpty()) {
+      raw = several.value();
+    } else {
       warnOnce(
           pool,
           device,
           StandardAttributes.PCI_BUS_ID,
-          "is " + input.get() + ", not a string; no topology attributes added");
+          "is "
+              + input.get()
+              + ", not a string or a list of strings; no topology attributes added");
       return device;
     }
-    PciBusId id;
-    try {
-      id = PciBusId.parse(raw.value());
-    } catch (IllegalArgumentException e) {
-      warnOnce(
-          pool,
-          device,
-          StandardAttributes.PCI_BUS_ID,
-          e.getMessage() + "; no topology attributes added");
-      return device;
+    List<PciBusId> ids = new ArrayList<>();
+    for (String address : raw) {
+      try {
+        ids.add(PciBusId.parse(address));
+      } catch (IllegalArgumentException e) {
+        warnOnce(
+            pool,
+            device,
+            StandardAttributes.PCI_BUS_ID,
+            e.getMessage() + "; no topology attributes added");
+        return device;
+      }
     }
     PciTopology topo = topology;
     Device.Builder b = device.toBuilder();
     boolean changed = false;
-    if (!raw.value().equals(id.value())) {
-      b.attribute(StandardAttributes.PCI_BUS_ID, id.value());
+    // The standard attribute is one address: a device of several functions publishes its primary
+    // (first) one, and its other functions show in the list forms of pcieRoot and numaNode.
+    PciBusId primary = ids.get(0);
+    if (!(input.get() instanceof DeviceAttribute.StringValue s
+        && s.value().equals(primary.value()))) {
+      b.attribute(StandardAttributes.PCI_BUS_ID, primary.value());
       changed = true;
     }
     try {
-      changed |=
-          put(pool, device, b, StandardAttributes.PCIE_ROOT, Optional.of(attr(topo.pcieRoot(id))));
+      changed |= put(pool, device, b, StandardAttributes.PCIE_ROOT, pcieRoot(pool, device, ids));
     } catch (IOException | RuntimeException e) {
       warnOnce(pool, device, StandardAttributes.PCIE_ROOT, "not computed: " + e.getMessage());
     }
     try {
-      OptionalInt node = topo.numaNode(id);
-      Optional<DeviceAttribute> value = Optional.empty();
-      if (node.isPresent()) {
-        value =
-            Optional.of(
-                form == NumaAttributeForm.LIST
-                    ? DeviceAttribute.ofInts(
-                        topo.localNodes(node.getAsInt()).stream().map(Long::valueOf).toList())
-                    : DeviceAttribute.of(node.getAsInt()));
-      }
-      changed |= put(pool, device, b, StandardAttributes.NUMA_NODE, value);
+      changed |= put(pool, device, b, StandardAttributes.NUMA_NODE, numaNode(pool, device, ids));
     } catch (IOException | RuntimeException e) {
       warnOnce(pool, device, StandardAttributes.NUMA_NODE, "not computed: " + e.getMessage());
     }
     return changed ? b.build() : device;
   }
 
-  private static DeviceAttribute attr(String s) {
-    return DeviceAttribute.of(s);
+  /** The root of each function, distinct and primary first; one value unless the list is asked. */
+  private Optional<DeviceAttribute> pcieRoot(String pool, Device device, List<PciBusId> ids)
+      throws IOException {
+    Set<String> roots = new LinkedHashSet<>();
+    for (PciBusId id : ids) {
+      roots.add(topology.pcieRoot(id));
+    }
+    if (pcieRootForm == AttributeForm.LIST) {
+      return Optional.of(DeviceAttribute.ofStrings(List.copyOf(roots)));
+    }
+    String first = roots.iterator().next();
+    if (roots.size() > 1) {
+      warnOnce(
+          pool,
+          device,
+          StandardAttributes.PCIE_ROOT,
+          "is "
+              + first
+              + " (the primary function's); the device spans "
+              + roots
+              + ", which "
+              + CONFIG_PCIE_ROOT_FORM
+              + "=list publishes");
+    }
+    return Optional.of(DeviceAttribute.of(first));
+  }
+
+  /**
+   * The physical node of the primary function; in the list form then its local nodes, then the
+   * other functions' nodes and theirs. Empty when the primary function has no NUMA affinity.
+   */
+  private Optional<DeviceAttribute> numaNode(String pool, Device device, List<PciBusId> ids)
+      throws IOException {
+    OptionalInt node = topology.numaNode(ids.get(0));
+    if (node.isEmpty()) {
+      return Optional.empty();
+    }
+    if (form == AttributeForm.SCALAR) {
+      return Optional.of(DeviceAttribute.of(node.getAsInt()));
+    }
+    Set<Long> nodes = new LinkedHashSet<>();
+    for (PciBusId id : ids) {
+      OptionalInt n = id == ids.get(0) ? node : topology.numaNode(id);
+      if (n.isPresent()) {
+        topology.localNodes(n.getAsInt()).forEach(x -> nodes.add(x.longValue()));
+      }
+    }
+    return Optional.of(DeviceAttribute.ofInts(List.copyOf(nodes)));
   }
 
   /** Adds the computed value unless the provider set one; returns whether the builder changed. */

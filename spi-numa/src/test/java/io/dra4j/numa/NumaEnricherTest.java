@@ -43,7 +43,7 @@ class NumaEnricherTest {
         .build();
   }
 
-  private NumaEnricher enricher(NumaAttributeForm form) {
+  private NumaEnricher enricher(AttributeForm form) {
     return new NumaEnricher(fs.sysfs(), form);
   }
 
@@ -72,8 +72,8 @@ class NumaEnricherTest {
         .pci("0000:00:01.0", 0)
         .pci("0000:3b:00.0", "pci0000:3a/0000:3a:00.0/0000:3b:00.0", 0);
 
-    Device a = enricher(NumaAttributeForm.SCALAR).enrich(POOL, pciDevice("gpu-0", "0000:00:01.0"));
-    Device b = enricher(NumaAttributeForm.SCALAR).enrich(POOL, pciDevice("gpu-1", "0000:3b:00.0"));
+    Device a = enricher(AttributeForm.SCALAR).enrich(POOL, pciDevice("gpu-0", "0000:00:01.0"));
+    Device b = enricher(AttributeForm.SCALAR).enrich(POOL, pciDevice("gpu-1", "0000:3b:00.0"));
 
     assertThat(value(a, StandardAttributes.PCIE_ROOT)).contains("pci0000:00");
     assertThat(value(a, StandardAttributes.NUMA_NODE)).contains(0L);
@@ -84,15 +84,14 @@ class NumaEnricherTest {
     assertThat(value(b, "type")).contains("gpu");
     assertThat(log.warnings()).isEmpty();
 
-    Device listForm =
-        enricher(NumaAttributeForm.LIST).enrich(POOL, pciDevice("gpu-0", "0000:00:01.0"));
+    Device listForm = enricher(AttributeForm.LIST).enrich(POOL, pciDevice("gpu-0", "0000:00:01.0"));
     assertThat(value(listForm, StandardAttributes.NUMA_NODE)).contains(List.of(0L));
   }
 
   @Test
   void listFormPutsPhysicalNodeFirstThenSameSocketNodesAtMinimumDistance() {
     twoSockets();
-    NumaEnricher e = enricher(NumaAttributeForm.LIST);
+    NumaEnricher e = enricher(AttributeForm.LIST);
 
     // node 0: nodes 1 and 2 are both at 12, node 2 sits on the other socket.
     assertThat(value(e.enrich(POOL, pciDevice("a", "0000:00:01.0")), StandardAttributes.NUMA_NODE))
@@ -106,7 +105,7 @@ class NumaEnricherTest {
         .contains(List.of(3L, 2L));
     assertThat(
             value(
-                enricher(NumaAttributeForm.SCALAR).enrich(POOL, pciDevice("d", "0000:c0:00.0")),
+                enricher(AttributeForm.SCALAR).enrich(POOL, pciDevice("d", "0000:c0:00.0")),
                 StandardAttributes.NUMA_NODE))
         .contains(3L);
     assertThat(value(e.enrich(POOL, pciDevice("b", "0000:41:00.0")), StandardAttributes.PCIE_ROOT))
@@ -125,7 +124,7 @@ class NumaEnricherTest {
         .write("devices/system/node/node3/distance", "11 11 10\n")
         .pci("0000:00:01.0", 2);
 
-    Device d = enricher(NumaAttributeForm.LIST).enrich(POOL, pciDevice("gpu-0", "0000:00:01.0"));
+    Device d = enricher(AttributeForm.LIST).enrich(POOL, pciDevice("gpu-0", "0000:00:01.0"));
 
     assertThat(value(d, StandardAttributes.NUMA_NODE)).contains(List.of(2L, 0L, 3L));
   }
@@ -137,7 +136,7 @@ class NumaEnricherTest {
         .write("devices/system/node/node1/distance", "11 10\n") // no cpulist for node 1
         .pci("0000:00:01.0", 0);
 
-    Device d = enricher(NumaAttributeForm.LIST).enrich(POOL, pciDevice("gpu-0", "0000:00:01.0"));
+    Device d = enricher(AttributeForm.LIST).enrich(POOL, pciDevice("gpu-0", "0000:00:01.0"));
 
     assertThat(value(d, StandardAttributes.NUMA_NODE)).contains(List.of(0L));
   }
@@ -146,7 +145,7 @@ class NumaEnricherTest {
   void noAffinityMeansNoNumaAttributeAndNoWarning() {
     fs.pci("0000:00:04.0", -1);
 
-    Device d = enricher(NumaAttributeForm.LIST).enrich(POOL, pciDevice("nic-0", "0000:00:04.0"));
+    Device d = enricher(AttributeForm.LIST).enrich(POOL, pciDevice("nic-0", "0000:00:04.0"));
 
     assertThat(d.attribute(StandardAttributes.NUMA_NODE)).isEmpty();
     assertThat(value(d, StandardAttributes.PCIE_ROOT)).contains("pci0000:00");
@@ -157,7 +156,7 @@ class NumaEnricherTest {
   void nodeAbove1023IsNeverPublished() {
     fs.pci("0000:00:04.0", 1024);
 
-    Device d = enricher(NumaAttributeForm.SCALAR).enrich(POOL, pciDevice("nic-0", "0000:00:04.0"));
+    Device d = enricher(AttributeForm.SCALAR).enrich(POOL, pciDevice("nic-0", "0000:00:04.0"));
 
     assertThat(d.attribute(StandardAttributes.NUMA_NODE)).isEmpty();
     assertThat(value(d, StandardAttributes.PCIE_ROOT)).contains("pci0000:00");
@@ -167,7 +166,7 @@ class NumaEnricherTest {
   @Test
   void brokenSymlinkAddsNothingAndWarnsOncePerAttribute() {
     fs.link("bus/pci/devices/0000:00:05.0", "../../../devices/pci0000:00/0000:00:05.0");
-    NumaEnricher e = enricher(NumaAttributeForm.SCALAR);
+    NumaEnricher e = enricher(AttributeForm.SCALAR);
     Device in = pciDevice("gpu-5", "0000:00:05.0");
 
     Device first = e.enrich(POOL, in);
@@ -187,7 +186,7 @@ class NumaEnricherTest {
         .link("bus/pci/devices/0000:00:06.0", "../../../devices/platform/0000:00:06.0")
         .link("bus/pci/devices/0000:00:07.0", "/etc/0000:00:07.0")
         .link("bus/pci/devices/0000:00:08.0", "../../../../../0000:00:08.0");
-    NumaEnricher e = enricher(NumaAttributeForm.SCALAR);
+    NumaEnricher e = enricher(AttributeForm.SCALAR);
 
     Device platform = e.enrich(POOL, pciDevice("a", "0000:00:06.0"));
     Device outside = e.enrich(POOL, pciDevice("b", "0000:00:07.0"));
@@ -209,7 +208,7 @@ class NumaEnricherTest {
     fs.write("devices/pci0000:17/0000:17:00.0/0000:18:00.0/numa_node", "1\n")
         .link("bus/pci/devices/0000:18:00.0", "/sys/devices/pci0000:17/0000:17:00.0/0000:18:00.0");
 
-    Device d = enricher(NumaAttributeForm.SCALAR).enrich(POOL, pciDevice("gpu-0", "0000:18:00.0"));
+    Device d = enricher(AttributeForm.SCALAR).enrich(POOL, pciDevice("gpu-0", "0000:18:00.0"));
 
     assertThat(value(d, StandardAttributes.PCIE_ROOT)).contains("pci0000:17");
     assertThat(value(d, StandardAttributes.NUMA_NODE)).contains(1L);
@@ -219,14 +218,14 @@ class NumaEnricherTest {
   void nonPciDevicesAreLeftAlone() {
     Device d = Device.builder("cpu-0").attribute("type", "cpu").build();
 
-    assertThat(enricher(NumaAttributeForm.LIST).enrich(POOL, d)).isSameAs(d);
+    assertThat(enricher(AttributeForm.LIST).enrich(POOL, d)).isSameAs(d);
     assertThat(log.warnings()).isEmpty();
   }
 
   @Test
   void invalidBusIdsLeaveTheDeviceUnchangedWithOneWarning() {
     fs.pci("0000:00:01.0", 0);
-    NumaEnricher e = enricher(NumaAttributeForm.SCALAR);
+    NumaEnricher e = enricher(AttributeForm.SCALAR);
     Device shortId = pciDevice("a", "0000:00:01");
     Device vmd = pciDevice("b", "10000:e0:00.0");
     Device notString = Device.builder("c").attribute(StandardAttributes.PCI_BUS_ID, 17L).build();
@@ -246,7 +245,7 @@ class NumaEnricherTest {
   @Test
   void upperCaseAndNvmlFormsAreNormalized() {
     fs.pci("0000:3b:00.0", "pci0000:3a/0000:3a:00.0/0000:3b:00.0", 1);
-    NumaEnricher e = enricher(NumaAttributeForm.SCALAR);
+    NumaEnricher e = enricher(AttributeForm.SCALAR);
 
     Device upper = e.enrich(POOL, pciDevice("a", "0000:3B:00.0"));
     Device nvml = e.enrich(POOL, pciDevice("b", "00000000:3B:00.0"));
@@ -262,7 +261,7 @@ class NumaEnricherTest {
   @Test
   void providerValuesAreKeptAndADisagreementIsLoggedOnce() {
     twoSockets();
-    NumaEnricher e = enricher(NumaAttributeForm.SCALAR);
+    NumaEnricher e = enricher(AttributeForm.SCALAR);
     Device own =
         pciDevice("gpu-0", "0000:80:00.0").toBuilder()
             .attribute(StandardAttributes.NUMA_NODE, 0L)
@@ -291,7 +290,7 @@ class NumaEnricherTest {
             .attribute(StandardAttributes.NUMA_NODE, 2L)
             .build();
 
-    Device d = enricher(NumaAttributeForm.LIST).enrich(POOL, own);
+    Device d = enricher(AttributeForm.LIST).enrich(POOL, own);
 
     assertThat(value(d, StandardAttributes.NUMA_NODE)).contains(2L);
     assertThat(value(d, StandardAttributes.PCIE_ROOT)).contains("pci0000:80");
@@ -303,7 +302,7 @@ class NumaEnricherTest {
     twoSockets();
     fs.pci("0000:00:02.0", "pci0000:00/0000:00:02.0", 0)
         .write("devices/pci0000:00/0000:00:02.0/numa_node", "garbage\n");
-    NumaEnricher e = enricher(NumaAttributeForm.SCALAR);
+    NumaEnricher e = enricher(AttributeForm.SCALAR);
     List<Device> in =
         List.of(
             pciDevice("gpu-0", "0000:00:01.0"),
@@ -330,7 +329,7 @@ class NumaEnricherTest {
             .config(NumaEnricher.CONFIG_FORM, "List")
             .build());
 
-    assertThat(e.form()).isEqualTo(NumaAttributeForm.LIST);
+    assertThat(e.form()).isEqualTo(AttributeForm.LIST);
     assertThat(e.sysfs().root()).isEqualTo(dir.toAbsolutePath());
     assertThat(value(e.enrich(POOL, pciDevice("c", "0000:80:00.0")), StandardAttributes.NUMA_NODE))
         .contains(List.of(2L, 3L));
@@ -338,7 +337,7 @@ class NumaEnricherTest {
     NumaEnricher fromContextRoot = new NumaEnricher();
     fromContextRoot.init(
         ProviderContext.builder("gpu.example.com", "node-a").sysfsRoot(dir).build());
-    assertThat(fromContextRoot.form()).isEqualTo(NumaAttributeForm.SCALAR);
+    assertThat(fromContextRoot.form()).isEqualTo(AttributeForm.SCALAR);
     assertThat(
             value(
                 fromContextRoot.enrich(POOL, pciDevice("c", "0000:80:00.0")),
@@ -357,6 +356,82 @@ class NumaEnricherTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("numa-attribute-form=\"both\"")
         .hasMessageContaining("scalar, list");
+  }
+
+  @Test
+  void anInvalidPcieRootFormNamesItsKey() {
+    ProviderContext ctx =
+        ProviderContext.builder("gpu.example.com", "node-a")
+            .config(NumaEnricher.CONFIG_PCIE_ROOT_FORM, "many")
+            .build();
+
+    assertThatThrownBy(() -> new NumaEnricher().init(ctx))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("pcie-root-attribute-form=\"many\"");
+  }
+
+  private static Device functions(String name, String... bdfs) {
+    return Device.builder(name)
+        .attribute(StandardAttributes.PCI_BUS_ID, DeviceAttribute.ofStrings(List.of(bdfs)))
+        .build();
+  }
+
+  @Test
+  void aDeviceOfSeveralFunctionsPublishesItsPrimaryAddressAndOneRootUnlessTheListIsAsked() {
+    twoSockets();
+    // Functions under two roots, on nodes 0 and 2 (different sockets).
+    Device d = functions("gpu-0", "0000:00:01.0", "0000:80:00.0");
+
+    Device scalar = enricher(AttributeForm.SCALAR).enrich(POOL, d);
+    assertThat(scalar.attribute(StandardAttributes.PCI_BUS_ID))
+        .contains(DeviceAttribute.of("0000:00:01.0"));
+    assertThat(scalar.attribute(StandardAttributes.PCIE_ROOT))
+        .contains(DeviceAttribute.of("pci0000:00"));
+    assertThat(scalar.attribute(StandardAttributes.NUMA_NODE)).contains(DeviceAttribute.of(0));
+    assertThat(log.warnings())
+        .singleElement()
+        .asString()
+        .contains("gpu-0", "pcieRoot", "[pci0000:00, pci0000:80]", "pcie-root-attribute-form=list");
+
+    Device list =
+        new NumaEnricher(fs.sysfs(), AttributeForm.LIST, AttributeForm.LIST).enrich(POOL, d);
+    assertThat(list.attribute(StandardAttributes.PCI_BUS_ID))
+        .contains(DeviceAttribute.of("0000:00:01.0"));
+    assertThat(list.attribute(StandardAttributes.PCIE_ROOT))
+        .contains(DeviceAttribute.ofStrings(List.of("pci0000:00", "pci0000:80")));
+    // Node 0 and its same-socket neighbour first, then the second function's node and its.
+    assertThat(list.attribute(StandardAttributes.NUMA_NODE))
+        .contains(DeviceAttribute.ofInts(List.of(0L, 1L, 2L, 3L)));
+
+    // Only the pcieRoot list asked: numaNode stays an int.
+    Device rootsOnly =
+        new NumaEnricher(fs.sysfs(), AttributeForm.SCALAR, AttributeForm.LIST).enrich(POOL, d);
+    assertThat(rootsOnly.attribute(StandardAttributes.NUMA_NODE)).contains(DeviceAttribute.of(0));
+    assertThat(rootsOnly.attribute(StandardAttributes.PCIE_ROOT).orElseThrow().listForm()).isTrue();
+  }
+
+  @Test
+  void theListFormOfADeviceUnderOneRootHasOneRoot() {
+    twoSockets();
+    NumaEnricher e = new NumaEnricher(fs.sysfs(), AttributeForm.SCALAR, AttributeForm.LIST);
+    assertThat(
+            e.enrich(POOL, pciDevice("gpu-0", "0000:00:01.0"))
+                .attribute(StandardAttributes.PCIE_ROOT))
+        .contains(DeviceAttribute.ofStrings(List.of("pci0000:00")));
+    assertThat(
+            e.enrich(POOL, functions("gpu-1", "0000:00:01.0", "0000:00:01.0"))
+                .attribute(StandardAttributes.PCIE_ROOT))
+        .contains(DeviceAttribute.ofStrings(List.of("pci0000:00")));
+    assertThat(log.warnings()).isEmpty();
+  }
+
+  @Test
+  void anInvalidFunctionAddressAddsNothingAndSaysWhich() {
+    twoSockets();
+    Device d = functions("gpu-0", "0000:00:01.0", "not-an-address");
+    Device out = enricher(AttributeForm.LIST).enrich(POOL, d);
+    assertThat(out).isSameAs(d);
+    assertThat(log.warnings()).singleElement().asString().contains("gpu-0", "not-an-address");
   }
 
   @Test

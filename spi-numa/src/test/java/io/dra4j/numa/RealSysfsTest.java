@@ -49,8 +49,8 @@ class RealSysfsTest {
     assumeTrue(
         !bdfs.isEmpty(),
         "SKIPPED: /sys/bus/pci/devices is missing or empty on this machine; nothing to compare");
-    NumaEnricher scalar = new NumaEnricher(Sysfs.host(), NumaAttributeForm.SCALAR);
-    NumaEnricher list = new NumaEnricher(Sysfs.host(), NumaAttributeForm.LIST);
+    NumaEnricher scalar = new NumaEnricher(Sysfs.host(), AttributeForm.SCALAR);
+    NumaEnricher list = new NumaEnricher(Sysfs.host(), AttributeForm.LIST);
     List<String> checked = new ArrayList<>();
 
     for (String bdf : bdfs) {
