@@ -23,6 +23,7 @@ import io.dra4j.runtime.kubelet.KubeletPluginServer;
 import io.dra4j.runtime.kubelet.OtherInstances;
 import io.dra4j.runtime.kubelet.RegistrationStatus;
 import io.dra4j.runtime.kubelet.SocketNames;
+import io.dra4j.runtime.metrics.DriverMetrics;
 import io.dra4j.runtime.slices.PublisherStats;
 import io.dra4j.runtime.slices.SlicePublisher;
 import java.io.IOException;
@@ -87,6 +88,7 @@ public final class DraDriver implements AutoCloseable {
   }
 
   private final Settings settings;
+  private final DriverMetrics metrics;
   private final ScheduledExecutorService inventoryThread;
   private final AtomicBoolean publishQueued = new AtomicBoolean();
   private final Object lifecycle = new Object();
@@ -122,6 +124,8 @@ public final class DraDriver implements AutoCloseable {
             });
     executor.setRemoveOnCancelPolicy(true);
     this.inventoryThread = executor;
+    this.metrics = settings.metrics.orElseGet(DriverMetrics::create);
+    metrics.bind(new MetricsSource());
   }
 
   /** A builder; driver name, node name, provider and client are required. */
@@ -194,8 +198,9 @@ public final class DraDriver implements AutoCloseable {
         SlicePublisher.builder(s.kubeClient, s.driverName)
             .nodeName(s.nodeName)
             .dynamicTaints(health.isPresent())
+            .syncObserver(metrics.publisherSyncs())
             .build();
-    preparer = PreparePath.preparer(s, this::lookup, false);
+    preparer = PreparePath.preparer(s, this::lookup, false, metrics.claims());
     RecoveryReport recovery = preparer.recover();
     LOG.info("driver {} on node {}: claim state recovered: {}", s.driverName, s.nodeName, recovery);
     long tRecovered = System.nanoTime();
@@ -222,8 +227,10 @@ public final class DraDriver implements AutoCloseable {
           "driver {}: another instance answers at {}; warming up before registering",
           s.driverName,
           serving.get());
+      long warmUpStart = System.nanoTime();
       try {
         LOG.info("prepare path warmed up: {}", Warmup.run(s.kubeClient));
+        metrics.warmedUp(Duration.ofNanos(System.nanoTime() - warmUpStart));
       } catch (IOException | RuntimeException e) {
         // An optimisation: a driver that cannot warm up still serves, just slower at first.
         LOG.warn("warm-up skipped: {}", e.toString());
@@ -237,7 +244,8 @@ public final class DraDriver implements AutoCloseable {
     long tWarm = System.nanoTime();
     checkNotClosed();
     KubeletPluginServer.Builder sb =
-        PreparePath.server(s, preparer, false).registrationListener(this::registrationChanged);
+        PreparePath.server(s, preparer, false, metrics.kubeletCalls())
+            .registrationListener(this::registrationChanged);
     health.ifPresent(sb::healthSource);
     server = sb.build().start();
     long tServing = System.nanoTime();
@@ -542,6 +550,11 @@ public final class DraDriver implements AutoCloseable {
     return publisher.awaitIdle(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
   }
 
+  /** Where this driver records its metrics: the one given to the builder, or its own. */
+  public DriverMetrics metrics() {
+    return metrics;
+  }
+
   /** Slice publishing counters; empty before start. */
   public Optional<PublisherStats> publisherStats() {
     return Optional.ofNullable(publisher).map(SlicePublisher::stats);
@@ -594,6 +607,65 @@ public final class DraDriver implements AutoCloseable {
     terminated.countDown();
   }
 
+  /** What the metrics read at scrape time: this driver's own accessors. */
+  private final class MetricsSource implements DriverMetrics.Source {
+    @Override
+    public String driverName() {
+      return settings.driverName;
+    }
+
+    @Override
+    public String nodeName() {
+      return settings.nodeName;
+    }
+
+    @Override
+    public boolean isAlive() {
+      return DraDriver.this.isAlive();
+    }
+
+    @Override
+    public boolean isReady() {
+      return DraDriver.this.isReady();
+    }
+
+    @Override
+    public boolean isRegistered() {
+      return registrationStatus().map(RegistrationStatus::registered).orElse(false);
+    }
+
+    @Override
+    public List<Pool> publishedInventory() {
+      return published;
+    }
+
+    @Override
+    public int pendingPools() {
+      SlicePublisher p = publisher;
+      return p == null ? 0 : p.pendingPools();
+    }
+
+    @Override
+    public Optional<PublisherStats> publisherStats() {
+      return DraDriver.this.publisherStats();
+    }
+
+    @Override
+    public Optional<ClaimStats> claimStats() {
+      return DraDriver.this.claimStats();
+    }
+
+    @Override
+    public Optional<HealthView> healthView() {
+      return DraDriver.this.healthView();
+    }
+
+    @Override
+    public Optional<GuardReport> guardReport() {
+      return DraDriver.this.guardReport();
+    }
+  }
+
   private static void closeQuietly(AutoCloseable c) {
     if (c == null) {
       return;
@@ -624,7 +696,8 @@ public final class DraDriver implements AutoCloseable {
       ExtendedResourceGuard.Policy extendedResourcePolicy,
       boolean deviceMetadata,
       boolean warmUp,
-      Consumer<String> fatalHandler) {}
+      Consumer<String> fatalHandler,
+      Optional<DriverMetrics> metrics) {}
 
   /**
    * Builds a {@link DraDriver}. Four settings are required (driver name, node name, provider, API
@@ -651,6 +724,7 @@ public final class DraDriver implements AutoCloseable {
     private boolean deviceMetadata;
     private boolean warmUp = true;
     private Consumer<String> fatalHandler = reason -> {};
+    private Optional<DriverMetrics> metrics = Optional.empty();
 
     private Builder() {}
 
@@ -815,6 +889,17 @@ public final class DraDriver implements AutoCloseable {
     }
 
     /**
+     * Where the driver records its metrics. Pass the one the API client reports to ({@code
+     * HttpKubeClient.Builder.observer(metrics.apiRequests())}) to have the API series filled. One
+     * driver per instance. Default: a new {@link DriverMetrics} of the driver's own ({@link
+     * DraDriver#metrics()}).
+     */
+    public Builder metrics(DriverMetrics value) {
+      metrics = Optional.of(Objects.requireNonNull(value, "metrics"));
+      return this;
+    }
+
+    /**
      * Checks the settings and copies them.
      *
      * @throws IllegalArgumentException naming the missing or invalid setting
@@ -848,7 +933,8 @@ public final class DraDriver implements AutoCloseable {
           extendedResourcePolicy,
           deviceMetadata,
           warmUp,
-          fatalHandler);
+          fatalHandler,
+          metrics);
     }
 
     private static void require(Object value, String name) {

@@ -6,6 +6,7 @@ import io.dra4j.runtime.doctor.Doctor;
 import io.dra4j.runtime.extendedresource.DeviceClassGenerator;
 import io.dra4j.runtime.kube.HttpKubeClient;
 import io.dra4j.runtime.kube.KubeConfig;
+import io.dra4j.runtime.metrics.DriverMetrics;
 import io.dra4j.runtime.status.StatusServer;
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -73,6 +74,7 @@ public final class DriverMain {
     }
     DeviceProvider provider;
     HttpKubeClient client;
+    DriverMetrics metrics = DriverMetrics.create();
     try {
       provider = findProvider(options.provider());
       client =
@@ -82,6 +84,7 @@ public final class DriverMain {
                       .map(KubeConfig::fromKubeconfig)
                       .orElseGet(KubeConfig::inCluster))
               .rateLimit(options.kubeApiQps(), options.kubeApiBurst())
+              .observer(metrics.apiRequests())
               .build();
     } catch (IllegalStateException | IllegalArgumentException | ServiceConfigurationError e) {
       err.println("error: " + e.getMessage());
@@ -97,6 +100,7 @@ public final class DriverMain {
               .provider(provider)
               .enrichers(enrichers)
               .kubeClient(client)
+              .metrics(metrics)
               .build();
     } catch (IllegalArgumentException e) {
       err.println("error: " + e.getMessage());
@@ -115,7 +119,7 @@ public final class DriverMain {
                 driver::isAlive,
                 driver::isReady,
                 () -> DriverReports.statusJson(driver),
-                () -> DriverReports.metricsText(driver));
+                metrics.httpHandler());
       }
       driver.start();
       driver.awaitTermination();

@@ -1,8 +1,10 @@
 package io.dra4j.runtime;
 
+import io.dra4j.runtime.claims.ClaimListener;
 import io.dra4j.runtime.claims.ClaimPreparer;
 import io.dra4j.runtime.claims.ClaimSerializer;
 import io.dra4j.runtime.claims.DeviceLookup;
+import io.dra4j.runtime.kubelet.CallObserver;
 import io.dra4j.runtime.kubelet.KubeletPluginServer;
 import java.io.IOException;
 import org.slf4j.helpers.NOPLogger;
@@ -20,8 +22,10 @@ final class PreparePath {
    * and the provider's {@code threadSafe()}); not yet recovered.
    *
    * @param silent log nothing (the warm-up's synthetic claims are noise in the driver's log)
+   * @param listener hears what the pipeline did (the driver's metrics)
    */
-  static ClaimPreparer preparer(DraDriver.Settings s, DeviceLookup inventory, boolean silent)
+  static ClaimPreparer preparer(
+      DraDriver.Settings s, DeviceLookup inventory, boolean silent, ClaimListener listener)
       throws IOException {
     ClaimPreparer.Builder b =
         ClaimPreparer.builder()
@@ -33,6 +37,7 @@ final class PreparePath {
             .devRoot(s.devRoot())
             .deviceMetadata(s.deviceMetadata())
             .inventory(inventory)
+            .listener(listener)
             .serializer(ClaimSerializer.forDriver(s.provider(), s.pluginDirectory(), s.podUid()));
     if (silent) {
       b.logger(NOPLogger.NOP_LOGGER);
@@ -40,15 +45,20 @@ final class PreparePath {
     return b.build();
   }
 
-  /** The kubelet plugin server in front of {@code preparer}; not yet built. */
+  /**
+   * The kubelet plugin server in front of {@code preparer}; not yet built.
+   *
+   * @param observer hears how each call ended (the driver's metrics)
+   */
   static KubeletPluginServer.Builder server(
-      DraDriver.Settings s, ClaimPreparer preparer, boolean silent) {
+      DraDriver.Settings s, ClaimPreparer preparer, boolean silent, CallObserver observer) {
     KubeletPluginServer.Builder b =
         KubeletPluginServer.builder()
             .driverName(s.driverName())
             .registrarDirectory(s.registrarDirectory())
             .pluginDataDirectory(s.pluginDirectory())
-            .nodeService(preparer);
+            .nodeService(preparer)
+            .callObserver(observer);
     s.podUid().ifPresent(b::rollingUpdate);
     if (silent) {
       b.callLogger(NOPLogger.NOP_LOGGER);

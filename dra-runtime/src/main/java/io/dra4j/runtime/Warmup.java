@@ -16,6 +16,7 @@ import io.dra4j.proto.dra.v1.NodePrepareResourcesRequest;
 import io.dra4j.proto.dra.v1.NodeUnprepareResourcesRequest;
 import io.dra4j.proto.pluginregistration.InfoRequest;
 import io.dra4j.proto.pluginregistration.RegistrationGrpc;
+import io.dra4j.runtime.claims.ClaimListener;
 import io.dra4j.runtime.claims.ClaimPreparer;
 import io.dra4j.runtime.claims.DeviceLookup;
 import io.dra4j.runtime.files.AtomicFiles;
@@ -33,6 +34,7 @@ import io.dra4j.runtime.kube.ResourceClaim;
 import io.dra4j.runtime.kube.ResourceClaimSpec;
 import io.dra4j.runtime.kube.ResourceClaimStatus;
 import io.dra4j.runtime.kube.ResourceType;
+import io.dra4j.runtime.kubelet.CallObserver;
 import io.dra4j.runtime.kubelet.KubeletPluginServer;
 import io.dra4j.runtime.kubelet.UdsChannels;
 import io.grpc.ManagedChannel;
@@ -145,9 +147,10 @@ final class Warmup {
                 .cdiDirectory(cdi)
                 .devRoot(scratch)
                 .settings();
-        ClaimPreparer preparer = PreparePath.preparer(settings, DeviceLookup.none(), true);
+        ClaimPreparer preparer =
+            PreparePath.preparer(settings, DeviceLookup.none(), true, ClaimListener.NONE);
         try (KubeletPluginServer server =
-            PreparePath.server(settings, preparer, true).build().start()) {
+            PreparePath.server(settings, preparer, true, CallObserver.NONE).build().start()) {
           preparer.recover();
           channel = UdsChannels.open(server.registrationSocket(), group);
           RegistrationGrpc.newBlockingStub(channel).getInfo(InfoRequest.getDefaultInstance());

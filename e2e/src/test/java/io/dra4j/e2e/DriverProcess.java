@@ -200,11 +200,20 @@ final class DriverProcess implements AutoCloseable {
     }
   }
 
+  static final String PREPARED =
+      "dra4j_claim_operations_total{operation=\"prepare\",result=\"success\"}";
+  static final String REPEATED =
+      "dra4j_claim_operations_total{operation=\"prepare\",result=\"repeat\"}";
+  static final String PREPARE_FAILED =
+      "dra4j_claim_operations_total{operation=\"prepare\",result=\"error\"}";
+  static final String UNPREPARED =
+      "dra4j_claim_operations_total{operation=\"unprepare\",result=\"success\"}";
+
   /**
-   * One sample of the driver's {@code /metrics} (they carry only the driver label), or -1 while the
-   * driver does not answer.
+   * One sample of the driver's {@code /metrics}, named with its labels as the text format writes
+   * them (e.g. {@link #PREPARED}), or -1 while the driver does not answer.
    */
-  long metric(String name) {
+  long metric(String series) {
     HttpResponse<String> r;
     try {
       r = health("/metrics");
@@ -212,11 +221,11 @@ final class DriverProcess implements AutoCloseable {
       return -1;
     }
     for (String line : r.body().split("\n")) {
-      if (line.startsWith(name + "{") || line.startsWith(name + " ")) {
+      if (line.startsWith(series + " ")) {
         return (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
       }
     }
-    throw new IllegalStateException("no metric " + name + " in:\n" + r.body());
+    throw new IllegalStateException("no metric " + series + " in:\n" + r.body());
   }
 
   /** SIGTERM, as the kubelet stops a pod; waits for the exit and returns its status. */

@@ -59,8 +59,8 @@ class RealKubeletPrepareIT {
 
   @Test
   void unchangedPodAskingForTheExtendedResourceGetsTheDeviceFromTheRealKubelet() throws Exception {
-    long prepared = node.driver().metric("dra4j_claims_prepared_total");
-    long unprepared = node.driver().metric("dra4j_claims_unprepared_total");
+    long prepared = node.driver().metric(DriverProcess.PREPARED);
+    long unprepared = node.driver().metric(DriverProcess.UNPREPARED);
     cluster.create(Resources.podWithExtendedResource(NS, "train", "example.com/gpu", 1));
 
     // Real scheduler -> real kubelet DRA manager -> our NodePrepareResources -> CDI ids for the
@@ -77,22 +77,22 @@ class RealKubeletPrepareIT {
     JsonNode claim = cluster.admin().get(Cluster.CLAIMS, NS, claimName);
     assertThat(claim.path("status").path("reservedFor").get(0).path("uid").asText())
         .isEqualTo(pod.path("metadata").path("uid").asText());
-    assertThat(node.driver().metric("dra4j_claims_prepared_total")).isEqualTo(prepared + 1);
+    assertThat(node.driver().metric(DriverProcess.PREPARED)).isEqualTo(prepared + 1);
 
     // kubectl delete: the kubelet unprepares, then finishes the deletion; the claim goes with it.
     cluster.kubectl("delete", "pod", "train", "-n", NS, "--wait=false");
     node.kubelet.awaitPod("unprepared", NS + "/train");
     node.awaitGone(NS, "train");
     assertThat(node.cdiSpecs()).isEmpty();
-    assertThat(node.driver().metric("dra4j_claims_unprepared_total")).isEqualTo(unprepared + 1);
+    assertThat(node.driver().metric(DriverProcess.UNPREPARED)).isEqualTo(unprepared + 1);
     node.await("the scheduler's claim deleted with its pod", () -> gone(claimName));
   }
 
   @Test
   void aClaimSharedByTwoPodsIsPreparedOnceAndUnpreparedWithTheLastPod() throws Exception {
-    long prepared = node.driver().metric("dra4j_claims_prepared_total");
-    long repeats = node.driver().metric("dra4j_claims_prepare_repeats_total");
-    long unprepared = node.driver().metric("dra4j_claims_unprepared_total");
+    long prepared = node.driver().metric(DriverProcess.PREPARED);
+    long repeats = node.driver().metric(DriverProcess.REPEATED);
+    long unprepared = node.driver().metric(DriverProcess.UNPREPARED);
     cluster.create(Resources.claim(NS, "shared"));
     cluster.create(Resources.podWithClaim(NS, "first", "resourceClaimName: shared", ""));
     cluster.create(Resources.podWithClaim(NS, "second", "resourceClaimName: shared", ""));
@@ -107,19 +107,19 @@ class RealKubeletPrepareIT {
     JsonNode claim = cluster.admin().get(Cluster.CLAIMS, NS, "shared");
     assertThat(claim.path("status").path("reservedFor")).hasSize(2);
     // The kubelet's own cache knows the claim is prepared: one NodePrepareResources in all.
-    assertThat(node.driver().metric("dra4j_claims_prepared_total")).isEqualTo(prepared + 1);
-    assertThat(node.driver().metric("dra4j_claims_prepare_repeats_total")).isEqualTo(repeats);
+    assertThat(node.driver().metric(DriverProcess.PREPARED)).isEqualTo(prepared + 1);
+    assertThat(node.driver().metric(DriverProcess.REPEATED)).isEqualTo(repeats);
 
     cluster.kubectl("delete", "pod", "first", "-n", NS, "--wait=false");
     node.kubelet.awaitPod("unprepared", NS + "/first");
     node.awaitGone(NS, "first");
-    assertThat(node.driver().metric("dra4j_claims_unprepared_total")).isEqualTo(unprepared);
+    assertThat(node.driver().metric(DriverProcess.UNPREPARED)).isEqualTo(unprepared);
     assertThat(node.cdiSpecs()).hasSize(1);
 
     cluster.kubectl("delete", "pod", "second", "-n", NS, "--wait=false");
     node.kubelet.awaitPod("unprepared", NS + "/second");
     node.awaitGone(NS, "second");
-    assertThat(node.driver().metric("dra4j_claims_unprepared_total")).isEqualTo(unprepared + 1);
+    assertThat(node.driver().metric(DriverProcess.UNPREPARED)).isEqualTo(unprepared + 1);
     assertThat(node.cdiSpecs()).isEmpty();
   }
 
@@ -148,8 +148,8 @@ class RealKubeletPrepareIT {
 
   @Test
   void aPodNotInReservedForIsRefusedByTheKubeletBeforeItCallsTheDriver() throws Exception {
-    long prepared = node.driver().metric("dra4j_claims_prepared_total");
-    long failures = node.driver().metric("dra4j_claim_prepare_failures_total");
+    long prepared = node.driver().metric(DriverProcess.PREPARED);
+    long failures = node.driver().metric(DriverProcess.PREPARE_FAILED);
     // Bound to the node directly: the scheduler never allocates or reserves the claim for it.
     cluster.create(Resources.claim(NS, "unreserved"));
     cluster.create(
@@ -171,8 +171,8 @@ class RealKubeletPrepareIT {
                                 + uid
                                 + ") is not allowed to use"
                                 + " ResourceClaim unreserved"));
-    assertThat(node.driver().metric("dra4j_claims_prepared_total")).isEqualTo(prepared);
-    assertThat(node.driver().metric("dra4j_claim_prepare_failures_total")).isEqualTo(failures);
+    assertThat(node.driver().metric(DriverProcess.PREPARED)).isEqualTo(prepared);
+    assertThat(node.driver().metric(DriverProcess.PREPARE_FAILED)).isEqualTo(failures);
     assertThat(node.pod(NS, "intruder").path("status").path("phase").asText())
         .isNotEqualTo("Running");
     assertThat(node.cdiSpecs()).isEmpty();

@@ -48,7 +48,7 @@ class RealKubeletRestartIT {
     List<String> ids =
         RealKubelet.cdiIds(node.kubelet.awaitPod("prepared", NS + "/survivor"), "main");
     node.awaitRunning(NS, "survivor");
-    assertThat(node.driver().metric("dra4j_claims_prepared_total")).isEqualTo(1);
+    assertThat(node.driver().metric(DriverProcess.PREPARED)).isEqualTo(1);
     Set<String> slicesBefore = sliceUids();
 
     node.kubelet.crash();
@@ -60,8 +60,8 @@ class RealKubeletRestartIT {
     // without preparing anything a second time.
     JsonNode again = node.kubelet.awaitPodFrom(from, "prepared", NS + "/survivor");
     assertThat(RealKubelet.cdiIds(again, "main")).isEqualTo(ids);
-    assertThat(node.driver().metric("dra4j_claims_prepared_total")).isEqualTo(1);
-    assertThat(node.driver().metric("dra4j_claims_prepare_repeats_total")).isEqualTo(1);
+    assertThat(node.driver().metric(DriverProcess.PREPARED)).isEqualTo(1);
+    assertThat(node.driver().metric(DriverProcess.REPEATED)).isEqualTo(1);
     // A starting kubelet deletes every ResourceSlice of its node; the driver publishes again.
     node.await(
         "the node's slices wiped by the starting kubelet and published again by the driver",
@@ -79,7 +79,7 @@ class RealKubeletRestartIT {
     node.kubelet.restart();
     node.await(
         "NodeUnprepareResources from the kubelet's checkpoint",
-        () -> node.driver().metric("dra4j_claims_unprepared_total") == 1);
+        () -> node.driver().metric(DriverProcess.UNPREPARED) == 1);
     assertThat(node.cdiSpecs()).isEmpty();
     assertThat(node.driver().metric("dra4j_claims_prepared")).isZero();
   }

@@ -25,6 +25,21 @@ public interface ClaimListener {
   /** Unpreparing a claim failed; {@code error} is what the kubelet gets. */
   default void unprepareFailed(ClaimRef claim, String error, Duration took) {}
 
+  /** Which call of the provider {@link #providerCalled} reports. */
+  enum ProviderCall {
+    PREPARE,
+    UNPREPARE
+  }
+
+  /**
+   * The provider's prepare or unprepare returned, or threw ({@code failed}); a rollback's unprepare
+   * included.
+   */
+  default void providerCalled(ProviderCall call, Duration took, boolean failed) {}
+
+  /** A checkpoint record was written (written to disk and synced, or failed: {@code failed}). */
+  default void checkpointWritten(Duration took, boolean failed) {}
+
   /** A listener that does nothing. */
   ClaimListener NONE = new ClaimListener() {};
 }

@@ -128,6 +128,7 @@ public final class ClaimPreparer implements NodeService {
   private final AtomicLong unprepared = new AtomicLong();
   private final AtomicLong unprepareFailures = new AtomicLong();
   private final AtomicLong rolledBack = new AtomicLong();
+  private final AtomicLong inFlight = new AtomicLong();
 
   private ClaimPreparer(Builder b, CheckpointStore store) {
     this.log = b.logger;
@@ -176,7 +177,8 @@ public final class ClaimPreparer implements NodeService {
         unprepared.get(),
         unprepareFailures.get(),
         rolledBack.get(),
-        index.claims());
+        index.claims(),
+        inFlight.get());
   }
 
   // ------------------------------------------------------------------------------------------
@@ -305,6 +307,16 @@ public final class ClaimPreparer implements NodeService {
 
   @Override
   public Map<String, ClaimPrepareResult> prepare(List<ClaimRef> claims, NodeCall call)
+      throws Exception {
+    inFlight.addAndGet(claims.size());
+    try {
+      return prepareAll(claims, call);
+    } finally {
+      inFlight.addAndGet(-claims.size());
+    }
+  }
+
+  private Map<String, ClaimPrepareResult> prepareAll(List<ClaimRef> claims, NodeCall call)
       throws Exception {
     long start = System.nanoTime();
     // Slow work first, without the lock: read and check every claim.
@@ -438,7 +450,7 @@ public final class ClaimPreparer implements NodeService {
               r.devices().stream().map(CheckpointDevice::allocated).toList(),
               store.bootId(),
               clock.instant());
-      store.write(started);
+      writeRecord(started);
     } catch (IOException | RuntimeException e) {
       index.release(ref.uid());
       throw e;
@@ -446,7 +458,7 @@ public final class ClaimPreparer implements NodeService {
     CrashPoints.reach(CrashPoints.AFTER_STARTED);
     List<PreparedDevice> devices;
     try {
-      PrepareResult result = provider.prepare(r.allocation());
+      PrepareResult result = providerPrepare(r);
       if (result == null) {
         throw new DeviceException("the provider returned no result");
       }
@@ -489,7 +501,7 @@ public final class ClaimPreparer implements NodeService {
     }
     ClaimCheckpoint completed = started.completed(done, store.bootId(), clock.instant());
     try {
-      store.write(completed);
+      writeRecord(completed);
     } catch (IOException | RuntimeException e) {
       throw undo(started, "claim " + ref + ": writing the checkpoint failed: " + e, e);
     }
@@ -606,7 +618,7 @@ public final class ClaimPreparer implements NodeService {
     ClaimRef ref = rec.claim();
     log.info("driver {} claim {}: rolling back ({})", driver, ref, why);
     try {
-      provider.unprepare(forProvider(rec));
+      providerUnprepare(rec);
     } catch (DeviceException | RuntimeException e) {
       if (!bestEffort) {
         throw new ClaimException(
@@ -625,6 +637,46 @@ public final class ClaimPreparer implements NodeService {
     store.delete(ref.uid());
     index.release(ref.uid());
     rolledBack.incrementAndGet();
+  }
+
+  private PrepareResult providerPrepare(ResolvedClaim r) throws DeviceException {
+    long start = System.nanoTime();
+    boolean failed = true;
+    try {
+      PrepareResult result = provider.prepare(r.allocation());
+      failed = false;
+      return result;
+    } finally {
+      Duration took = Duration.ofNanos(System.nanoTime() - start);
+      boolean f = failed;
+      notify(() -> listener.providerCalled(ClaimListener.ProviderCall.PREPARE, took, f));
+    }
+  }
+
+  private void providerUnprepare(ClaimCheckpoint rec) throws DeviceException {
+    long start = System.nanoTime();
+    boolean failed = true;
+    try {
+      provider.unprepare(forProvider(rec));
+      failed = false;
+    } finally {
+      Duration took = Duration.ofNanos(System.nanoTime() - start);
+      boolean f = failed;
+      notify(() -> listener.providerCalled(ClaimListener.ProviderCall.UNPREPARE, took, f));
+    }
+  }
+
+  private void writeRecord(ClaimCheckpoint rec) throws IOException {
+    long start = System.nanoTime();
+    boolean failed = true;
+    try {
+      store.write(rec);
+      failed = false;
+    } finally {
+      Duration took = Duration.ofNanos(System.nanoTime() - start);
+      boolean f = failed;
+      notify(() -> listener.checkpointWritten(took, f));
+    }
   }
 
   private void removeFiles(ClaimCheckpoint rec) throws IOException {
@@ -748,6 +800,16 @@ public final class ClaimPreparer implements NodeService {
   @Override
   public Map<String, Optional<String>> unprepare(List<ClaimRef> claims, NodeCall call)
       throws Exception {
+    inFlight.addAndGet(claims.size());
+    try {
+      return unprepareAll(claims, call);
+    } finally {
+      inFlight.addAndGet(-claims.size());
+    }
+  }
+
+  private Map<String, Optional<String>> unprepareAll(List<ClaimRef> claims, NodeCall call)
+      throws Exception {
     Map<String, Optional<String>> out = new LinkedHashMap<>();
     try (ClaimSerializer.Pass pass = enter(call)) {
       for (ClaimRef ref : claims) {
@@ -788,7 +850,7 @@ public final class ClaimPreparer implements NodeService {
       ClaimCheckpoint rec = existing.get();
       boolean earlier = store.fromEarlierBoot(rec);
       try {
-        provider.unprepare(forProvider(rec));
+        providerUnprepare(rec);
       } catch (DeviceException | RuntimeException e) {
         if (!earlier) {
           if (e instanceof RuntimeException) {

@@ -10,6 +10,7 @@ package io.dra4j.runtime.claims;
  * @param unprepareFailures claims whose unprepare failed
  * @param rolledBack interrupted or outdated prepares rolled back (at recovery or lazily)
  * @param preparedNow claims with a checkpoint record now
+ * @param inFlight claims of the prepare and unprepare calls running now
  */
 public record ClaimStats(
     long prepared,
@@ -18,4 +19,5 @@ public record ClaimStats(
     long unprepared,
     long unprepareFailures,
     long rolledBack,
-    long preparedNow) {}
+    long preparedNow,
+    long inFlight) {}

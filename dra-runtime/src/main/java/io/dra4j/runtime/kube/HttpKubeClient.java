@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -86,6 +87,7 @@ public final class HttpKubeClient implements KubeClient {
   private final HttpClient http;
   private final ObjectMapper json = KubeJson.mapper();
   private final TokenBucket limiter;
+  private final RequestObserver observer;
   private final Duration callTimeout;
   private final int maxRetries;
   private final Duration retryBase;
@@ -110,6 +112,7 @@ public final class HttpKubeClient implements KubeClient {
     config.sslContext().ifPresent(hb::sslContext);
     this.http = hb.build();
     this.limiter = new TokenBucket(b.qps, b.burst);
+    this.observer = b.observer;
     this.callTimeout = b.callTimeout;
     this.maxRetries = b.maxRetries;
     this.retryBase = b.retryBase;
@@ -143,14 +146,14 @@ public final class HttpKubeClient implements KubeClient {
   @Override
   public <T> T get(ResourceType<T> type, String namespace, String name) throws KubeException {
     String path = type.objectPath(namespace, name);
-    return decode(type, call(Verb.GET, path, Map.of(), null, null));
+    return decode(type, call(Verb.GET, type.plural(), path, Map.of(), null, null));
   }
 
   @Override
   public <T> KubeList<T> list(ResourceType<T> type, String namespace, ListOptions options)
       throws KubeException {
     String path = type.collectionPath(namespace);
-    byte[] body = call(Verb.LIST, path, listQuery(options, false), null, null);
+    byte[] body = call(Verb.LIST, type.plural(), path, listQuery(options, false), null, null);
     try {
       JsonNode root = json.readTree(body);
       List<T> items = new ArrayList<>();
@@ -169,7 +172,7 @@ public final class HttpKubeClient implements KubeClient {
    * same authentication, rate limit and retries as every other call.
    */
   public byte[] getRaw(String path) throws KubeException {
-    return call(Verb.GET, path, Map.of(), null, null);
+    return call(Verb.GET, "", path, Map.of(), null, null);
   }
 
   /**
@@ -178,7 +181,13 @@ public final class HttpKubeClient implements KubeClient {
    */
   public void deleteCollection(ResourceType<?> type, String namespace, ListOptions options)
       throws KubeException {
-    call(Verb.DELETE, type.collectionPath(namespace), listQuery(options, false), null, null);
+    call(
+        Verb.DELETE,
+        type.plural(),
+        type.collectionPath(namespace),
+        listQuery(options, false),
+        null,
+        null);
   }
 
   @Override
@@ -192,6 +201,7 @@ public final class HttpKubeClient implements KubeClient {
     HttpResponse<InputStream> response =
         send(
             Verb.WATCH,
+            type.plural(),
             path,
             query,
             null,
@@ -209,20 +219,29 @@ public final class HttpKubeClient implements KubeClient {
     ObjectNode tree = toTree(type, object);
     String ns = tree.path("metadata").path("namespace").asText("");
     String path = type.collectionPath(type.namespaced() ? requireNs(type, ns, "create") : "");
-    return decode(type, call(Verb.CREATE, path, Map.of(), bytes(tree), JSON));
+    return decode(type, call(Verb.CREATE, type.plural(), path, Map.of(), bytes(tree), JSON));
   }
 
   @Override
   public <T> T update(ResourceType<T> type, T object) throws KubeException {
     ObjectNode tree = toTree(type, object);
-    return decode(type, call(Verb.UPDATE, objectPath(type, tree, ""), Map.of(), bytes(tree), JSON));
+    return decode(
+        type,
+        call(Verb.UPDATE, type.plural(), objectPath(type, tree, ""), Map.of(), bytes(tree), JSON));
   }
 
   @Override
   public <T> T updateStatus(ResourceType<T> type, T object) throws KubeException {
     ObjectNode tree = toTree(type, object);
     return decode(
-        type, call(Verb.UPDATE, objectPath(type, tree, "status"), Map.of(), bytes(tree), JSON));
+        type,
+        call(
+            Verb.UPDATE,
+            type.plural() + "/status",
+            objectPath(type, tree, "status"),
+            Map.of(),
+            bytes(tree),
+            JSON));
   }
 
   @Override
@@ -244,7 +263,13 @@ public final class HttpKubeClient implements KubeClient {
       options.put("preconditions", pre);
       body = bytes(json.valueToTree(options));
     }
-    call(Verb.DELETE, type.objectPath(namespace, name), Map.of(), body, body == null ? null : JSON);
+    call(
+        Verb.DELETE,
+        type.plural(),
+        type.objectPath(namespace, name),
+        Map.of(),
+        body,
+        body == null ? null : JSON);
   }
 
   @Override
@@ -257,8 +282,10 @@ public final class HttpKubeClient implements KubeClient {
       ApplyOptions options)
       throws KubeException {
     String path = type.objectPath(namespace, name);
+    String resource = type.plural();
     if (subresource != null && !subresource.isEmpty()) {
       path += "/" + subresource;
+      resource += "/" + subresource;
     }
     Map<String, String> query = new LinkedHashMap<>();
     query.put("fieldManager", options.fieldManager());
@@ -267,7 +294,8 @@ public final class HttpKubeClient implements KubeClient {
     }
     // YAML is a superset of JSON, so the apply content type takes a JSON body.
     byte[] body = bytes(json.valueToTree(patch));
-    return decode(type, call(Verb.APPLY, path, query, body, "application/apply-patch+yaml"));
+    return decode(
+        type, call(Verb.APPLY, resource, path, query, body, "application/apply-patch+yaml"));
   }
 
   @Override
@@ -293,6 +321,7 @@ public final class HttpKubeClient implements KubeClient {
 
     final String method;
     final boolean repeatable;
+    final String label = name().toLowerCase(Locale.ROOT);
 
     Verb(String method, boolean repeatable) {
       this.method = method;
@@ -301,16 +330,32 @@ public final class HttpKubeClient implements KubeClient {
   }
 
   private byte[] call(
-      Verb verb, String path, Map<String, String> query, byte[] body, String contentType)
+      Verb verb,
+      String resource,
+      String path,
+      Map<String, String> query,
+      byte[] body,
+      String contentType)
       throws KubeException {
     long deadline = System.nanoTime() + callTimeout.toNanos();
     return send(
-            verb, path, query, body, contentType, deadline, HttpResponse.BodyHandlers.ofByteArray())
+            verb,
+            resource,
+            path,
+            query,
+            body,
+            contentType,
+            deadline,
+            HttpResponse.BodyHandlers.ofByteArray())
         .body();
   }
 
+  /**
+   * @param resource the metrics label of the resource ({@link RequestObserver#attempted})
+   */
   private <B> HttpResponse<B> send(
       Verb verb,
+      String resource,
       String path,
       Map<String, String> query,
       byte[] body,
@@ -327,11 +372,15 @@ public final class HttpKubeClient implements KubeClient {
     boolean tokenRefreshed = false;
     for (int attempt = 0; ; attempt++) {
       try {
-        if (!limiter.acquire(deadline)) {
+        long waited = limiter.acquire(deadline);
+        if (waited < 0) {
           throw new KubeException(
               0,
               "ClientRateLimited",
               what + ": the client-side rate limit would delay the call past its deadline");
+        }
+        if (waited > 0) {
+          observer.rateLimited(verb.label, waited);
         }
         long remaining = deadline - System.nanoTime();
         if (remaining <= 0) {
@@ -350,8 +399,16 @@ public final class HttpKubeClient implements KubeClient {
           rb.header("Content-Type", contentType);
         }
         rb.method(verb.method, publisher);
-        HttpResponse<B> response = http.send(rb.build(), bodyHandler);
+        HttpResponse<B> response;
+        long sent = System.nanoTime();
+        try {
+          response = http.send(rb.build(), bodyHandler);
+        } catch (IOException e) {
+          observer.attempted(verb.label, resource, 0, System.nanoTime() - sent);
+          throw e;
+        }
         int status = response.statusCode();
+        observer.attempted(verb.label, resource, status, System.nanoTime() - sent);
         if (status >= 200 && status < 300) {
           return response;
         }
@@ -722,6 +779,7 @@ public final class HttpKubeClient implements KubeClient {
     private Duration retryBase = Duration.ofMillis(100);
     private Duration retryMax = Duration.ofSeconds(5);
     private String userAgent = "dra4j";
+    private RequestObserver observer = RequestObserver.NONE;
 
     private Builder(KubeConfig config) {
       this.config = Objects.requireNonNull(config, "config");
@@ -766,6 +824,15 @@ public final class HttpKubeClient implements KubeClient {
     /** The User-Agent header, e.g. {@code gpu.example.com/1.2 (dra4j)}. */
     public Builder userAgent(String value) {
       userAgent = value;
+      return this;
+    }
+
+    /**
+     * Hears every attempt and every rate-limit wait, e.g. a driver's metrics. Default: {@link
+     * RequestObserver#NONE}.
+     */
+    public Builder observer(RequestObserver value) {
+      observer = Objects.requireNonNull(value, "observer");
       return this;
     }
 

@@ -24,9 +24,10 @@ final class TokenBucket {
   /**
    * Takes one token, waiting if needed.
    *
-   * @return false when the wait would end after {@code deadlineNanos} (nothing is taken then)
+   * @return the nanoseconds waited (0 when a token was there), or -1 when the wait would end after
+   *     {@code deadlineNanos} (nothing is taken then)
    */
-  boolean acquire(long deadlineNanos) throws InterruptedException {
+  long acquire(long deadlineNanos) throws InterruptedException {
     long waitNanos;
     synchronized (this) {
       long now = System.nanoTime();
@@ -34,18 +35,18 @@ final class TokenBucket {
       last = now;
       if (tokens >= 1) {
         tokens -= 1;
-        return true;
+        return 0;
       }
       waitNanos = (long) Math.ceil((1 - tokens) / qps * 1e9);
       if (now + waitNanos - deadlineNanos > 0) {
-        return false;
+        return -1;
       }
       // Reserve the token now so concurrent callers queue up behind this one.
       tokens -= 1;
       throttled++;
     }
     Thread.sleep(waitNanos / 1_000_000, (int) (waitNanos % 1_000_000));
-    return true;
+    return waitNanos;
   }
 
   synchronized long throttled() {

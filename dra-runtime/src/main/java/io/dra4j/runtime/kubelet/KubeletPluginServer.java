@@ -107,6 +107,7 @@ public final class KubeletPluginServer implements AutoCloseable {
   private final boolean nodeV1;
   private final boolean nodeV1beta1;
   private final Logger callLogger;
+  private final CallObserver callObserver;
   private final Optional<HealthSource> healthSource;
   private final NodeService nodeService;
   private final List<ServerInterceptor> interceptors;
@@ -138,6 +139,7 @@ public final class KubeletPluginServer implements AutoCloseable {
     this.nodeV1 = b.nodeV1;
     this.nodeV1beta1 = b.nodeV1beta1;
     this.callLogger = b.callLogger;
+    this.callObserver = b.callObserver;
     this.healthSource = b.healthSource;
     this.nodeService = b.nodeService;
     List<String> services = new ArrayList<>();
@@ -190,7 +192,7 @@ public final class KubeletPluginServer implements AutoCloseable {
 
       UnixSockets.claimPath("DRA socket", draSocket);
       NettyServerBuilder dra = serverFor(draSocket);
-      calls = new NodeCalls(driverName, nodeService, callLogger);
+      calls = new NodeCalls(driverName, nodeService, callLogger, callObserver);
       if (nodeV1) {
         dra.addService(intercepted(new DraPluginV1Service(calls)));
       }
@@ -419,6 +421,7 @@ public final class KubeletPluginServer implements AutoCloseable {
     private Optional<Path> pluginDataDirectory = Optional.empty();
     private Optional<String> podUid = Optional.empty();
     private Logger callLogger = NodeCalls.DEFAULT_LOG;
+    private CallObserver callObserver = CallObserver.NONE;
     private boolean nodeV1 = true;
     private boolean nodeV1beta1 = true;
     private Optional<HealthSource> healthSource = Optional.empty();
@@ -478,6 +481,15 @@ public final class KubeletPluginServer implements AutoCloseable {
      */
     public Builder callLogger(Logger value) {
       callLogger = Objects.requireNonNull(value, "callLogger");
+      return this;
+    }
+
+    /**
+     * Hears how each NodePrepareResources and NodeUnprepareResources call ended and how long it
+     * took, e.g. a driver's metrics. Default: {@link CallObserver#NONE}.
+     */
+    public Builder callObserver(CallObserver value) {
+      callObserver = Objects.requireNonNull(value, "callObserver");
       return this;
     }
 

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
@@ -29,12 +30,14 @@ final class NodeCalls {
   private final Logger log;
   private final String driverName;
   private final NodeService service;
+  private final CallObserver observer;
   private final AtomicInteger inFlight = new AtomicInteger();
 
-  NodeCalls(String driverName, NodeService service, Logger log) {
+  NodeCalls(String driverName, NodeService service, Logger log, CallObserver observer) {
     this.log = log;
     this.driverName = driverName;
     this.service = service;
+    this.observer = observer;
   }
 
   @FunctionalInterface
@@ -44,12 +47,12 @@ final class NodeCalls {
 
   Map<String, ClaimPrepareResult> prepare(String method, List<ClaimRef> requested)
       throws StatusException {
-    return run(method, requested, service::prepare, this::completePrepare);
+    return run(method, requested, service::prepare, this::completePrepare, r -> !r.isOk());
   }
 
   Map<String, Optional<String>> unprepare(String method, List<ClaimRef> requested)
       throws StatusException {
-    return run(method, requested, service::unprepare, this::completeUnprepare);
+    return run(method, requested, service::unprepare, this::completeUnprepare, Optional::isPresent);
   }
 
   @FunctionalInterface
@@ -61,7 +64,8 @@ final class NodeCalls {
       String method,
       List<ClaimRef> requested,
       Body<Map<String, T>> body,
-      Completer<Map<String, T>, T> completer)
+      Completer<Map<String, T>, T> completer,
+      Predicate<T> failed)
       throws StatusException {
     long id = RequestIds.next();
     long start = System.nanoTime();
@@ -71,6 +75,12 @@ final class NodeCalls {
       List<ClaimRef> claims = checkClaims(requested);
       Map<String, T> raw = body.call(claims, new Call(id, Context.current()));
       Map<String, T> result = completer.complete(id, method, claims, raw);
+      observer.answered(
+          method,
+          result.values().stream().anyMatch(failed)
+              ? CallObserver.Result.CLAIM_ERROR
+              : CallObserver.Result.SUCCESS,
+          System.nanoTime() - start);
       // One line per kubelet call (a few per pod start): what an operator greps for first.
       log.info(
           "#{} {} driver={} claims={} done in {} µs",
@@ -85,7 +95,9 @@ final class NodeCalls {
         Thread.currentThread().interrupt();
       }
       Status status = StatusMapping.toStatus(t);
-      long micros = (System.nanoTime() - start) / 1000;
+      long nanos = System.nanoTime() - start;
+      observer.answered(method, CallObserver.Result.CALL_ERROR, nanos);
+      long micros = nanos / 1000;
       if (status.getCode() == Status.Code.INTERNAL) {
         log.error(
             "#{} {} driver={} claims={} failed after {} µs: {}",

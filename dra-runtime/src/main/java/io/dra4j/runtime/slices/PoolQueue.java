@@ -43,6 +43,10 @@ final class PoolQueue {
     return due.values().stream().reduce((a, b) -> a - b <= 0 ? a : b);
   }
 
+  int size() {
+    return due.size();
+  }
+
   boolean isEmpty() {
     return due.isEmpty();
   }

@@ -107,6 +107,7 @@ public final class SlicePublisher implements AutoCloseable {
   private final Optional<String> nodeName;
   private final LayoutOptions layoutOptions;
   private final PublishListener listener;
+  private final SyncObserver syncObserver;
   private final Duration backoffBase;
   private final Duration backoffMax;
   private final Duration resyncDelay;
@@ -160,6 +161,7 @@ public final class SlicePublisher implements AutoCloseable {
     this.ownerUid = b.ownerUid.orElse(null);
     this.layoutOptions = new LayoutOptions(b.nodeName, b.dynamicTaints);
     this.listener = b.listener;
+    this.syncObserver = b.syncObserver;
     this.backoffBase = b.backoffBase;
     this.backoffMax = b.backoffMax;
     this.resyncDelay = b.resyncDelay;
@@ -241,6 +243,13 @@ public final class SlicePublisher implements AutoCloseable {
 
   private boolean idle() {
     return appliedVersion == publishedVersion && !busy && inbox.isEmpty() && queue.isEmpty();
+  }
+
+  /** Pools waiting for a synchronization now: changed, or failed and waiting for their retry. */
+  public int pendingPools() {
+    synchronized (lock) {
+      return queue.size();
+    }
   }
 
   /** The counters so far. */
@@ -686,14 +695,17 @@ public final class SlicePublisher implements AutoCloseable {
       attempts.remove(pool);
       return;
     }
+    long start = System.nanoTime();
     try {
       int slices = syncPool(pool, d);
+      syncObserver.synced(System.nanoTime() - start, false);
       attempts.remove(pool);
       if (d == null) {
         adoptions.remove(pool);
       }
       notifyListener(() -> listener.onSynced(pool, slices));
     } catch (KubeException e) {
+      syncObserver.synced(System.nanoTime() - start, true);
       if (isClosed()) {
         return;
       }
@@ -703,6 +715,7 @@ public final class SlicePublisher implements AutoCloseable {
       }
       retry(pool, e);
     } catch (RuntimeException e) {
+      syncObserver.synced(System.nanoTime() - start, true);
       if (isClosed()) {
         return;
       }
@@ -1036,6 +1049,7 @@ public final class SlicePublisher implements AutoCloseable {
     private Optional<String> ownerUid = Optional.empty();
     private boolean dynamicTaints;
     private PublishListener listener = new LoggingListener();
+    private SyncObserver syncObserver = SyncObserver.NONE;
     private Duration backoffBase = Duration.ofMillis(100);
     private Duration backoffMax = Duration.ofSeconds(30);
     private Duration resyncDelay = Duration.ofSeconds(1);
@@ -1075,6 +1089,15 @@ public final class SlicePublisher implements AutoCloseable {
      */
     public Builder dynamicTaints(boolean value) {
       dynamicTaints = value;
+      return this;
+    }
+
+    /**
+     * Hears how long each pool synchronization took, e.g. a driver's metrics. Default: {@link
+     * SyncObserver#NONE}.
+     */
+    public Builder syncObserver(SyncObserver value) {
+      syncObserver = Objects.requireNonNull(value, "syncObserver");
       return this;
     }
 

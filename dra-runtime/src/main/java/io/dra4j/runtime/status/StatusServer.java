@@ -1,6 +1,7 @@
 package io.dra4j.runtime.status;
 
 import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -16,10 +17,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The driver's small HTTP endpoint for probes and people: {@code /healthz} (liveness), {@code
  * /readyz} (readiness), {@code /status} (JSON: registration, published inventory, claims, health,
- * guard) and {@code /metrics} (Prometheus text format).
+ * guard) and {@code /metrics} (Prometheus text format, served by the handler it is given).
  *
- * <p>One thread, no dependencies: probes hit it every few seconds and it must never compete with
- * the prepare path for resources.
+ * <p>One thread: probes and scrapes hit it every few seconds and it must never compete with the
+ * prepare path for resources.
  */
 public final class StatusServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(StatusServer.class);
@@ -39,14 +40,14 @@ public final class StatusServer implements AutoCloseable {
    * @param alive answers /healthz
    * @param ready answers /readyz
    * @param statusJson the body of /status
-   * @param metricsText the body of /metrics
+   * @param metrics answers /metrics (the Prometheus client's handler of the driver's registry)
    */
   public static StatusServer start(
       int port,
       BooleanSupplier alive,
       BooleanSupplier ready,
       Supplier<String> statusJson,
-      Supplier<String> metricsText)
+      HttpHandler metrics)
       throws IOException {
     HttpServer server = HttpServer.create(new InetSocketAddress(port), 16);
     ExecutorService executor =
@@ -60,7 +61,7 @@ public final class StatusServer implements AutoCloseable {
     server.createContext("/healthz", ex -> probe(ex, alive));
     server.createContext("/readyz", ex -> probe(ex, ready));
     server.createContext("/status", ex -> report(ex, "application/json", statusJson));
-    server.createContext("/metrics", ex -> report(ex, "text/plain; version=0.0.4", metricsText));
+    server.createContext("/metrics", metrics);
     server.start();
     LOG.info("status endpoint on port {}: /healthz /readyz /status /metrics", port(server));
     return new StatusServer(server, executor);

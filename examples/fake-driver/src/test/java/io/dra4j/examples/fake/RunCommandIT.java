@@ -126,8 +126,9 @@ class RunCommandIT {
           },
           "gpu-2 unhealthy in /status");
       assertThat(get(http, healthPort, "/metrics").body())
-          .contains("dra4j_ready{driver=\"gpu.example.com\"} 1")
-          .contains("dra4j_published_devices{driver=\"gpu.example.com\"} 3");
+          .contains("dra4j_driver_info{driver=\"gpu.example.com\",node=\"node-1\"} 1")
+          .contains("dra4j_ready 1")
+          .contains("dra4j_published_devices 3");
 
       driver.destroy(); // SIGTERM, as the kubelet stops a pod
       assertThat(driver.waitFor(30, TimeUnit.SECONDS)).isTrue();
