@@ -14,6 +14,9 @@ import io.dra4j.runtime.claims.BindingController;
 import io.dra4j.runtime.claims.ClaimPreparer;
 import io.dra4j.runtime.claims.ClaimStats;
 import io.dra4j.runtime.claims.RecoveryReport;
+import io.dra4j.runtime.errors.DriverError;
+import io.dra4j.runtime.errors.DriverErrorHandler;
+import io.dra4j.runtime.errors.MissingSettingException;
 import io.dra4j.runtime.extendedresource.ExtendedResourceGuard;
 import io.dra4j.runtime.extendedresource.GuardReport;
 import io.dra4j.runtime.health.HealthHub;
@@ -44,7 +47,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -184,6 +186,7 @@ public final class DraDriver implements AutoCloseable {
           HealthHub.builder(s.driverName)
               .taintEffect(s.healthTaintEffect)
               .recoveryDelay(s.healthRecoveryDelay)
+              .errorHandler(this::report)
               .build();
       hub.addTaintListener(this::requestPublish);
       health = Optional.of(hub);
@@ -191,7 +194,7 @@ public final class DraDriver implements AutoCloseable {
     guard =
         ExtendedResourceGuard.builder(s.kubeClient, s.driverName, s.nodeName)
             .policy(s.extendedResourcePolicy)
-            .fatalHandler(this::fatal)
+            .errorHandler(this::report)
             .build();
     guard.addChangeListener(this::requestPublish);
     publisher =
@@ -199,8 +202,9 @@ public final class DraDriver implements AutoCloseable {
             .nodeName(s.nodeName)
             .dynamicTaints(health.isPresent())
             .syncObserver(metrics.publisherSyncs())
+            .errorHandler(this::report)
             .build();
-    preparer = PreparePath.preparer(s, this::lookup, false, metrics.claims());
+    preparer = PreparePath.preparer(s, this::lookup, false, metrics.claims(), this::report);
     RecoveryReport recovery = preparer.recover();
     LOG.info("driver {} on node {}: claim state recovered: {}", s.driverName, s.nodeName, recovery);
     long tRecovered = System.nanoTime();
@@ -343,12 +347,16 @@ public final class DraDriver implements AutoCloseable {
       // Keep what was published before: a transient failure (a GPU driver still loading) must
       // never publish an empty inventory over the node's slices.
       long delay = Math.min(60, 1L << Math.min(discoveryFailures++, 6));
-      LOG.error(
-          "discovery by provider {} failed (retrying in {} s): {}",
-          settings.provider.name(),
-          delay,
-          e.toString(),
-          e);
+      report(
+          DriverError.recoverable(
+              DriverError.Source.DISCOVERY,
+              "discovery by provider "
+                  + settings.provider.name()
+                  + " failed (retrying in "
+                  + delay
+                  + " s): "
+                  + e,
+              e));
       if (state != State.CLOSED) {
         inventoryThread.schedule(this::inventoryChanged, delay, TimeUnit.SECONDS);
       }
@@ -378,12 +386,18 @@ public final class DraDriver implements AutoCloseable {
         d = e.enrich(pool, d);
       } catch (RuntimeException ex) {
         // One device's enrichment failure never costs the others their attributes.
-        LOG.warn(
-            "enricher {} failed on device {}/{}: {}",
-            e.getClass().getSimpleName(),
-            pool,
-            device.name(),
-            ex.toString());
+        report(
+            DriverError.recoverable(
+                DriverError.Source.DISCOVERY,
+                "enricher "
+                    + e.getClass().getSimpleName()
+                    + " failed on device "
+                    + pool
+                    + "/"
+                    + device.name()
+                    + ": "
+                    + ex,
+                ex));
       }
     }
     return d;
@@ -453,28 +467,42 @@ public final class DraDriver implements AutoCloseable {
 
   private void registrationChanged(RegistrationStatus status) {
     if (!status.registered()) {
-      LOG.error(
-          "the kubelet rejected driver {}: {} (it retries with backoff)",
-          settings.driverName,
-          status.error());
+      report(
+          DriverError.recoverable(
+              DriverError.Source.KUBELET,
+              "the kubelet rejected driver "
+                  + settings.driverName
+                  + ": "
+                  + status.error()
+                  + " (it retries with backoff)"));
     }
   }
 
-  private void fatal(String reason) {
-    LOG.error("driver {} stops: {}", settings.driverName, reason);
-    fatalReason = Optional.of(reason);
-    settings.fatalHandler.accept(reason);
-    Thread t = new Thread(this::close, "dra4j-fatal-stop");
-    t.setDaemon(true);
-    t.start();
+  /**
+   * The outlet every component of this driver reports to: the vendor's handler hears the error,
+   * then a fatal one stops the driver (on a thread of its own: the reporting thread may be one that
+   * {@link #close()} waits for).
+   */
+  private void report(DriverError error) {
+    DriverErrorHandler.report(settings.errorHandler, error);
+    if (error.isFatal()) {
+      LOG.error("driver {} stops: {}", settings.driverName, error.message());
+      fatalReason = Optional.of(error.message());
+      Thread t = new Thread(this::close, "dra4j-fatal-stop");
+      t.setDaemon(true);
+      t.start();
+    }
   }
 
-  /** Blocks until {@link #close()} has finished (a signal, or a fatal guard decision). */
+  /** Blocks until {@link #close()} has finished (a signal, or a fatal error). */
   public void awaitTermination() throws InterruptedException {
     terminated.await();
   }
 
-  /** Why the driver stopped on its own (the guard's {@code fail} policy), if it did. */
+  /**
+   * Why the driver stopped on its own (a {@linkplain DriverError.Severity#FATAL fatal} error: the
+   * extended-resource guard's {@code fail} policy), if it did.
+   */
   public Optional<String> fatalReason() {
     return fatalReason;
   }
@@ -696,7 +724,7 @@ public final class DraDriver implements AutoCloseable {
       ExtendedResourceGuard.Policy extendedResourcePolicy,
       boolean deviceMetadata,
       boolean warmUp,
-      Consumer<String> fatalHandler,
+      DriverErrorHandler errorHandler,
       Optional<DriverMetrics> metrics) {}
 
   /**
@@ -723,7 +751,7 @@ public final class DraDriver implements AutoCloseable {
         ExtendedResourceGuard.DEFAULT_POLICY;
     private boolean deviceMetadata;
     private boolean warmUp = true;
-    private Consumer<String> fatalHandler = reason -> {};
+    private DriverErrorHandler errorHandler = DriverErrorHandler.logging();
     private Optional<DriverMetrics> metrics = Optional.empty();
 
     private Builder() {}
@@ -880,11 +908,16 @@ public final class DraDriver implements AutoCloseable {
     }
 
     /**
-     * Called when the driver must stop (the guard's fail policy), before it closes itself. Default:
-     * nothing beyond the driver's own log line.
+     * Hears every error of the driver's background work, from discovery, the slice publisher, the
+     * extended-resource guard, the health hub, the claim pipeline and the kubelet registration (see
+     * {@link DriverError.Source}). After a {@linkplain DriverError.Severity#FATAL fatal} one (the
+     * guard's {@code fail} policy) the driver closes itself once the handler returns; the driver
+     * never exits the JVM, its launcher decides ({@code DriverMain} exits 1). Errors a caller
+     * receives (a failed claim goes back to the kubelet, {@link DraDriver#start()} throws) are not
+     * reported here. Default: {@link DriverErrorHandler#logging()}.
      */
-    public Builder fatalHandler(Consumer<String> value) {
-      fatalHandler = Objects.requireNonNull(value, "fatalHandler");
+    public Builder errorHandler(DriverErrorHandler value) {
+      errorHandler = Objects.requireNonNull(value, "errorHandler");
       return this;
     }
 
@@ -902,7 +935,8 @@ public final class DraDriver implements AutoCloseable {
     /**
      * Checks the settings and copies them.
      *
-     * @throws IllegalArgumentException naming the missing or invalid setting
+     * @throws MissingSettingException naming a required setting that was not given
+     * @throws IllegalArgumentException naming an invalid setting
      */
     public DraDriver build() {
       return new DraDriver(settings());
@@ -933,14 +967,12 @@ public final class DraDriver implements AutoCloseable {
           extendedResourcePolicy,
           deviceMetadata,
           warmUp,
-          fatalHandler,
+          errorHandler,
           metrics);
     }
 
     private static void require(Object value, String name) {
-      if (value == null || (value instanceof String s && s.isBlank())) {
-        throw new IllegalArgumentException("DraDriver: " + name + " is required");
-      }
+      MissingSettingException.require(value, "DraDriver", name);
     }
   }
 }

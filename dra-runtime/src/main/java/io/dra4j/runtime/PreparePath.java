@@ -4,6 +4,7 @@ import io.dra4j.runtime.claims.ClaimListener;
 import io.dra4j.runtime.claims.ClaimPreparer;
 import io.dra4j.runtime.claims.ClaimSerializer;
 import io.dra4j.runtime.claims.DeviceLookup;
+import io.dra4j.runtime.errors.DriverErrorHandler;
 import io.dra4j.runtime.kubelet.CallObserver;
 import io.dra4j.runtime.kubelet.KubeletPluginServer;
 import java.io.IOException;
@@ -21,11 +22,17 @@ final class PreparePath {
    * The claim pipeline of a driver, serialized by its own {@link ClaimSerializer} (from the pod UID
    * and the provider's {@code threadSafe()}); not yet recovered.
    *
-   * @param silent log nothing (the warm-up's synthetic claims are noise in the driver's log)
+   * @param silent log and report nothing (the warm-up's synthetic claims are noise in the driver's
+   *     log and to its error handler)
    * @param listener hears what the pipeline did (the driver's metrics)
+   * @param errors where the pipeline reports the errors no call returns
    */
   static ClaimPreparer preparer(
-      DraDriver.Settings s, DeviceLookup inventory, boolean silent, ClaimListener listener)
+      DraDriver.Settings s,
+      DeviceLookup inventory,
+      boolean silent,
+      ClaimListener listener,
+      DriverErrorHandler errors)
       throws IOException {
     ClaimPreparer.Builder b =
         ClaimPreparer.builder()
@@ -40,7 +47,9 @@ final class PreparePath {
             .listener(listener)
             .serializer(ClaimSerializer.forDriver(s.provider(), s.pluginDirectory(), s.podUid()));
     if (silent) {
-      b.logger(NOPLogger.NOP_LOGGER);
+      b.logger(NOPLogger.NOP_LOGGER).errorHandler(error -> {});
+    } else {
+      b.errorHandler(errors);
     }
     return b.build();
   }

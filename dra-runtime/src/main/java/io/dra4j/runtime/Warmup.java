@@ -148,7 +148,8 @@ final class Warmup {
                 .devRoot(scratch)
                 .settings();
         ClaimPreparer preparer =
-            PreparePath.preparer(settings, DeviceLookup.none(), true, ClaimListener.NONE);
+            PreparePath.preparer(
+                settings, DeviceLookup.none(), true, ClaimListener.NONE, settings.errorHandler());
         try (KubeletPluginServer server =
             PreparePath.server(settings, preparer, true, CallObserver.NONE).build().start()) {
           preparer.recover();

@@ -150,10 +150,7 @@ class DriverOptionsTest {
             .settings();
     DraDriver.Settings builderOnly =
         withRequired(DraDriver.builder().driverName("gpu.example.com").nodeName("n")).settings();
-    assertThat(flagless)
-        .usingRecursiveComparison()
-        .ignoringFields("fatalHandler")
-        .isEqualTo(builderOnly);
+    assertThat(flagless).usingRecursiveComparison().isEqualTo(builderOnly);
   }
 
   private static final DeviceProvider PROVIDER =

@@ -23,6 +23,9 @@ import io.dra4j.runtime.checkpoint.CheckpointException;
 import io.dra4j.runtime.checkpoint.CheckpointListing;
 import io.dra4j.runtime.checkpoint.CheckpointStore;
 import io.dra4j.runtime.checkpoint.ClaimCheckpoint;
+import io.dra4j.runtime.errors.DriverError;
+import io.dra4j.runtime.errors.DriverErrorHandler;
+import io.dra4j.runtime.errors.MissingSettingException;
 import io.dra4j.runtime.files.AtomicFiles;
 import io.dra4j.runtime.internal.CrashPoints;
 import io.dra4j.runtime.kube.AllocatedDeviceStatus;
@@ -116,6 +119,7 @@ public final class ClaimPreparer implements NodeService {
   private final DeviceLookup lookup;
   private final Clock clock;
   private final ClaimListener listener;
+  private final DriverErrorHandler errorHandler;
   private final OpaqueConfigs configs;
   private final ClaimSerializer serializer;
   private final DeviceIndex index = new DeviceIndex();
@@ -147,6 +151,7 @@ public final class ClaimPreparer implements NodeService {
     this.lookup = b.lookup;
     this.clock = b.clock;
     this.listener = b.listener;
+    this.errorHandler = b.errorHandler;
     this.configs =
         new OpaqueConfigs(
             driver,
@@ -225,6 +230,15 @@ public final class ClaimPreparer implements NodeService {
         } catch (ClaimException | IOException e) {
           failures.add(r.claim() + ": " + e.getMessage());
           remaining.add(r);
+          reportError(
+              "driver "
+                  + driver
+                  + " claim "
+                  + r.claim()
+                  + ": recovery could not roll it back (the record is kept and the rollback is"
+                  + " tried again on the next prepare or start): "
+                  + e.getMessage(),
+              e);
         }
       }
     }
@@ -320,36 +334,36 @@ public final class ClaimPreparer implements NodeService {
       throws Exception {
     long start = System.nanoTime();
     // Slow work first, without the lock: read and check every claim.
-    Map<String, Object> resolved = new LinkedHashMap<>();
+    Map<String, ClaimRead> read = new LinkedHashMap<>();
     for (ClaimRef ref : claims) {
-      resolved.put(ref.uid(), resolve(ref));
+      read.put(ref.uid(), read(ref));
     }
     Map<String, ClaimPrepareResult> out = new LinkedHashMap<>();
     try (ClaimSerializer.Pass pass = enter(call)) {
       for (ClaimRef ref : claims) {
-        Object r = resolved.get(ref.uid());
+        ClaimRead r = read.get(ref.uid());
         long claimStart = System.nanoTime();
         ClaimPrepareResult result;
-        boolean[] repeat = {false};
         try (var mdc = mdc(ref)) {
-          if (r instanceof ClaimException e) {
-            result = ClaimPrepareResult.failed(e.getMessage());
-          } else {
-            result = prepareOne((ResolvedClaim) r, repeat);
-          }
+          Outcome outcome =
+              r instanceof Readable readable
+                  ? prepareOne(readable.claim())
+                  : Outcome.failed(((Refused) r).reason().getMessage());
+          result = outcome.result();
+          // A refused claim's time is the call's: reading it was all the work it cost.
           Duration took =
-              Duration.ofNanos(
-                  System.nanoTime() - (r instanceof ClaimException ? start : claimStart));
+              Duration.ofNanos(System.nanoTime() - (r instanceof Refused ? start : claimStart));
+          boolean repeat = outcome.fromCheckpoint();
           if (result.isOk()) {
-            (repeat[0] ? repeated : prepared).incrementAndGet();
+            (repeat ? repeated : prepared).incrementAndGet();
             log.info(
                 "driver {} claim {}: prepared{} in {} ms: {}",
                 driver,
                 ref,
-                repeat[0] ? " (from the checkpoint)" : "",
+                repeat ? " (from the checkpoint)" : "",
                 took.toMillis(),
                 result.devices());
-            notify(() -> listener.prepared(ref, took, repeat[0]));
+            notify(() -> listener.prepared(ref, took, repeat));
           } else {
             prepareFailures.incrementAndGet();
             log.warn("driver {} claim {}: prepare failed: {}", driver, ref, result.error().get());
@@ -363,8 +377,31 @@ public final class ClaimPreparer implements NodeService {
     return out;
   }
 
-  /** The resolved claim, or the ClaimException that fails it. */
-  private Object resolve(ClaimRef ref) throws IOException {
+  /** A claim as read before the lock: ready to prepare, or refused with the reason. */
+  private sealed interface ClaimRead permits Readable, Refused {}
+
+  private record Readable(ResolvedClaim claim) implements ClaimRead {}
+
+  private record Refused(ClaimException reason) implements ClaimRead {}
+
+  /** What preparing one claim gave, and whether its checkpoint record answered it. */
+  private record Outcome(ClaimPrepareResult result, boolean fromCheckpoint) {
+    static Outcome failed(String error) {
+      return new Outcome(ClaimPrepareResult.failed(error), false);
+    }
+
+    static Outcome prepared(List<KubeletDevice> devices) {
+      return new Outcome(ClaimPrepareResult.ok(devices), false);
+    }
+  }
+
+  /**
+   * Reads and checks one claim.
+   *
+   * @throws IOException when the API server cannot answer: nothing is wrong with the claim, and the
+   *     whole call fails so that the kubelet retries it
+   */
+  private ClaimRead read(ClaimRef ref) throws IOException {
     ResourceClaim claim;
     try {
       claim = source.get(ref.namespace(), ref.name());
@@ -376,11 +413,14 @@ public final class ClaimPreparer implements NodeService {
             "cannot read ResourceClaim " + ref + " for driver " + driver + ": " + e.getMessage(),
             e);
       }
-      return new ClaimException(
-          "cannot read ResourceClaim "
-              + ref
-              + (e.isNotFound() ? ": not found" : ": HTTP " + e.status() + " " + e.getMessage()),
-          e);
+      return new Refused(
+          new ClaimException(
+              "cannot read ResourceClaim "
+                  + ref
+                  + (e.isNotFound()
+                      ? ": not found"
+                      : ": HTTP " + e.status() + " " + e.getMessage()),
+              e));
     }
     try {
       ResolvedClaim r = ResolvedClaim.resolve(ref, claim, driver, configs);
@@ -390,13 +430,13 @@ public final class ClaimPreparer implements NodeService {
         log.info(
             "driver {} claim {}: the claim is being deleted; preparing it anyway", driver, ref);
       }
-      return r;
+      return new Readable(r);
     } catch (ClaimException e) {
-      return e;
+      return new Refused(e);
     }
   }
 
-  private ClaimPrepareResult prepareOne(ResolvedClaim r, boolean[] repeat) {
+  private Outcome prepareOne(ResolvedClaim r) {
     ClaimRef ref = r.ref();
     try (ClaimSerializer.Pass claim = serializer.claim(ref.uid())) {
       Optional<ClaimCheckpoint> existing = readRecord(ref.uid());
@@ -405,8 +445,7 @@ public final class ClaimPreparer implements NodeService {
         boolean earlier = store.fromEarlierBoot(rec);
         if (rec.isCompleted() && !earlier) {
           applyStatus(r, rec);
-          repeat[0] = true;
-          return ClaimPrepareResult.ok(toKubelet(rec));
+          return new Outcome(ClaimPrepareResult.ok(toKubelet(rec)), true);
         }
         rollBack(
             rec,
@@ -415,7 +454,7 @@ public final class ClaimPreparer implements NodeService {
       }
       if (r.devices().isEmpty()) {
         log.info("driver {} claim {}: no device of this driver is allocated", driver, ref);
-        return ClaimPrepareResult.ok(List.of());
+        return Outcome.prepared(List.of());
       }
       Optional<String> conflict = index.reserve(ref, r.devices());
       if (conflict.isPresent()) {
@@ -424,17 +463,17 @@ public final class ClaimPreparer implements NodeService {
       ClaimCheckpoint completed = prepareFresh(r);
       applyStatus(r, completed);
       CrashPoints.reach(CrashPoints.AFTER_STATUS);
-      return ClaimPrepareResult.ok(toKubelet(completed));
+      return Outcome.prepared(toKubelet(completed));
     } catch (ClaimException e) {
-      return ClaimPrepareResult.failed(e.getMessage());
+      return Outcome.failed(e.getMessage());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return ClaimPrepareResult.failed("claim " + ref + ": interrupted");
+      return Outcome.failed("claim " + ref + ": interrupted");
     } catch (IOException e) {
-      return ClaimPrepareResult.failed("claim " + ref + ": " + e);
+      return Outcome.failed("claim " + ref + ": " + e);
     } catch (RuntimeException e) {
       log.error("driver {} claim {}: prepare failed unexpectedly", driver, ref, e);
-      return ClaimPrepareResult.failed("claim " + ref + ": internal error: " + e);
+      return Outcome.failed("claim " + ref + ": internal error: " + e);
     }
   }
 
@@ -624,12 +663,16 @@ public final class ClaimPreparer implements NodeService {
         throw new ClaimException(
             "claim " + ref + ": rolling back (" + why + ") failed: " + e.getMessage(), e);
       }
-      log.warn(
-          "driver {} claim {}: provider.unprepare during rollback failed (ignored, {}): {}",
-          driver,
-          ref,
-          why,
-          e.toString());
+      reportError(
+          "driver "
+              + driver
+              + " claim "
+              + ref
+              + ": provider.unprepare during rollback failed (ignored, "
+              + why
+              + "): "
+              + e,
+          e);
     }
     CrashPoints.reach(CrashPoints.ROLLBACK_AFTER_PROVIDER);
     removeFiles(rec);
@@ -703,7 +746,7 @@ public final class ClaimPreparer implements NodeService {
     } catch (CheckpointException e) {
       if (e.movedTo().isPresent()) {
         // A corrupt record was moved aside: nothing is known about what it prepared.
-        log.warn("driver {} claim {}: {}", driver, uid, e.getMessage());
+        reportError("driver " + driver + " claim " + uid + ": " + e.getMessage(), e);
         return Optional.empty();
       }
       throw new ClaimException(e.getMessage(), e);
@@ -858,12 +901,14 @@ public final class ClaimPreparer implements NodeService {
           }
           return Optional.of("claim " + ref + ": " + e.getMessage());
         }
-        log.warn(
-            "driver {} claim {}: provider.unprepare of a record from before the reboot failed"
-                + " (ignored): {}",
-            driver,
-            ref,
-            e.toString());
+        reportError(
+            "driver "
+                + driver
+                + " claim "
+                + ref
+                + ": provider.unprepare of a record from before the reboot failed (ignored): "
+                + e,
+            e);
       }
       CrashPoints.reach(CrashPoints.AFTER_PROVIDER_UNPREPARE);
       removeFiles(rec);
@@ -918,12 +963,19 @@ public final class ClaimPreparer implements NodeService {
     try {
       r.run();
     } catch (RuntimeException e) {
-      log.warn("driver {}: claim listener failed: {}", driver, e.toString());
+      reportError("driver " + driver + ": claim listener failed: " + e, e);
     }
+  }
+
+  private void reportError(String message, Throwable cause) {
+    DriverErrorHandler.report(
+        errorHandler, DriverError.recoverable(DriverError.Source.CLAIMS, message, cause));
   }
 
   /** Builds a {@link ClaimPreparer}. */
   public static final class Builder {
+    private static final String BUILT = "ClaimPreparer";
+
     private String driverName;
     private DeviceProvider provider;
     private KubeClient kubeClient;
@@ -937,6 +989,7 @@ public final class ClaimPreparer implements NodeService {
     private DeviceLookup lookup = DeviceLookup.none();
     private Clock clock = Clock.systemUTC();
     private ClaimListener listener = ClaimListener.NONE;
+    private DriverErrorHandler errorHandler = DriverErrorHandler.logging();
     private Logger logger = DEFAULT_LOG;
     private ClaimSerializer serializer;
 
@@ -1028,15 +1081,26 @@ public final class ClaimPreparer implements NodeService {
       return this;
     }
 
-    /** Hears prepared, unprepared and failed claims. */
-    /** Where the pipeline logs (default: this class's logger). */
+    /** Where the pipeline logs. Default: this class's logger. */
     public Builder logger(Logger value) {
       logger = Objects.requireNonNull(value, "logger");
       return this;
     }
 
+    /** Hears prepared, unprepared and failed claims. Default: {@link ClaimListener#NONE}. */
     public Builder listener(ClaimListener value) {
       listener = Objects.requireNonNull(value, "listener");
+      return this;
+    }
+
+    /**
+     * Where the errors no kubelet call returns go, all {@linkplain DriverError.Severity#RECOVERABLE
+     * recoverable}: a rollback that failed at recovery (the record is kept and tried again), a
+     * provider failure ignored in a best-effort rollback, an unreadable checkpoint record moved
+     * aside, a failed listener. Default: {@link DriverErrorHandler#logging()}.
+     */
+    public Builder errorHandler(DriverErrorHandler value) {
+      errorHandler = Objects.requireNonNull(value, "errorHandler");
       return this;
     }
 
@@ -1050,23 +1114,20 @@ public final class ClaimPreparer implements NodeService {
       return this;
     }
 
-    /** Opens the checkpoint store and builds the pipeline. */
+    /**
+     * Opens the checkpoint store and builds the pipeline.
+     *
+     * @throws MissingSettingException naming a required setting that was not given
+     */
     public ClaimPreparer build() throws IOException {
-      if (driverName == null || driverName.isEmpty()) {
-        throw new IllegalStateException("ClaimPreparer: driverName is required");
-      }
-      if (provider == null) {
-        throw new IllegalStateException("ClaimPreparer: provider is required");
-      }
+      MissingSettingException.require(driverName, BUILT, "driverName");
+      MissingSettingException.require(provider, BUILT, "provider");
       if (claimSource == null) {
-        if (kubeClient == null) {
-          throw new IllegalStateException("ClaimPreparer: kubeClient (or claimSource) is required");
-        }
-        claimSource = ClaimSource.of(kubeClient);
+        claimSource =
+            ClaimSource.of(
+                MissingSettingException.require(kubeClient, BUILT, "kubeClient (or claimSource)"));
       }
-      if (pluginDataDirectory == null) {
-        throw new IllegalStateException("ClaimPreparer: pluginDataDirectory is required");
-      }
+      MissingSettingException.require(pluginDataDirectory, BUILT, "pluginDataDirectory");
       AtomicFiles.createDirectories(pluginDataDirectory);
       CheckpointStore store = CheckpointStore.open(pluginDataDirectory, bootIdFile);
       return new ClaimPreparer(this, store);

@@ -3,6 +3,8 @@ package io.dra4j.runtime.extendedresource;
 import io.dra4j.api.device.Device;
 import io.dra4j.api.provider.Pool;
 import io.dra4j.runtime.cel.CelSelectors;
+import io.dra4j.runtime.errors.DriverError;
+import io.dra4j.runtime.errors.DriverErrorHandler;
 import io.dra4j.runtime.extendedresource.GuardReport.Conflict;
 import io.dra4j.runtime.extendedresource.GuardReport.DeviceRef;
 import io.dra4j.runtime.extendedresource.GuardReport.Duplicate;
@@ -29,7 +31,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
-import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -56,9 +57,10 @@ import org.slf4j.event.Level;
  *       waits for is logged at once and then every {@link Builder#logInterval}. Before the first
  *       read of DeviceClasses and Node, WAIT drops every device (it cannot know yet).
  *   <li>{@link Policy#WARN}: publishes anyway and logs the same way.
- *   <li>{@link Policy#FAIL}: calls the {@link Builder#fatalHandler} with the reason (the driver
- *       exits non-zero); {@link #filter} drops the devices in conflict meanwhile, so they are never
- *       published, and like WAIT drops every device before the first read.
+ *   <li>{@link Policy#FAIL}: reports a {@linkplain DriverError.Severity#FATAL fatal} error with the
+ *       reason to the {@link Builder#errorHandler} (a {@code DraDriver} then stops, and its
+ *       launcher exits non-zero); {@link #filter} drops the devices in conflict meanwhile, so they
+ *       are never published, and like WAIT drops every device before the first read.
  * </ul>
  *
  * Duplicate explicit names (several classes, one of which selects this driver's devices) are logged
@@ -70,7 +72,7 @@ import org.slf4j.event.Level;
  * {@link #setDevices} with the enriched pools whenever they change, and republishes when a {@link
  * #addChangeListener change listener} fires.
  *
- * <p>Thread-safe. Listeners and the fatal handler run without the guard's lock, on the informers'
+ * <p>Thread-safe. Listeners and the error handler run without the guard's lock, on the informers'
  * or the caller's thread.
  */
 public final class ExtendedResourceGuard implements AutoCloseable {
@@ -86,7 +88,7 @@ public final class ExtendedResourceGuard implements AutoCloseable {
     WAIT,
     /** Publish anyway and log the conflict. */
     WARN,
-    /** Call the fatal handler: the driver exits non-zero. */
+    /** Report a fatal error: the driver stops, and its launcher exits non-zero. */
     FAIL;
 
     /**
@@ -115,7 +117,7 @@ public final class ExtendedResourceGuard implements AutoCloseable {
   private final CelSelectors selectors;
   private final Duration logInterval;
   private final Clock clock;
-  private final Consumer<String> fatalHandler;
+  private final DriverErrorHandler errorHandler;
   private final ScheduledExecutorService executor;
   private final boolean ownsExecutor;
   private final BiConsumer<Level, String> logTap;
@@ -149,7 +151,7 @@ public final class ExtendedResourceGuard implements AutoCloseable {
     this.selectors = b.selectors;
     this.logInterval = b.logInterval;
     this.clock = b.clock;
-    this.fatalHandler = b.fatalHandler;
+    this.errorHandler = b.errorHandler;
     this.ownsExecutor = b.executor.isEmpty();
     this.executor =
         b.executor.orElseGet(
@@ -402,18 +404,19 @@ public final class ExtendedResourceGuard implements AutoCloseable {
           try {
             l.run();
           } catch (RuntimeException e) {
-            LOG.warn("driver={}: an extended-resource guard listener failed", driverName, e);
+            DriverErrorHandler.report(
+                errorHandler,
+                DriverError.recoverable(
+                    DriverError.Source.EXTENDED_RESOURCES,
+                    "driver=" + driverName + ": an extended-resource guard listener failed: " + e,
+                    e));
           }
         }
       }
       fatal.ifPresent(
-          reason -> {
-            try {
-              fatalHandler.accept(reason);
-            } catch (RuntimeException e) {
-              LOG.error("driver={}: the fatal handler failed", driverName, e);
-            }
-          });
+          reason ->
+              DriverErrorHandler.report(
+                  errorHandler, DriverError.fatal(DriverError.Source.EXTENDED_RESOURCES, reason)));
     }
   }
 
@@ -604,7 +607,7 @@ public final class ExtendedResourceGuard implements AutoCloseable {
     private CelSelectors selectors = CelSelectors.shared();
     private Duration logInterval = Duration.ofMinutes(1);
     private Clock clock = Clock.systemUTC();
-    private Consumer<String> fatalHandler = Builder::exitOnFatal;
+    private DriverErrorHandler errorHandler = DriverErrorHandler.logging();
     private Optional<ScheduledExecutorService> executor = Optional.empty();
     private BiConsumer<Level, String> logTap = (l, m) -> {};
 
@@ -639,12 +642,13 @@ public final class ExtendedResourceGuard implements AutoCloseable {
     }
 
     /**
-     * Called under {@link Policy#FAIL} with the reason (class, name, node, values), once per new
-     * set of conflicts. The default logs the reason and exits the JVM with status 1 from a thread
-     * of its own; a driver that shuts down gracefully passes its own.
+     * Hears, under {@link Policy#FAIL}, a {@linkplain DriverError.Severity#FATAL fatal} error with
+     * the reason (class, name, node, values), once per new set of conflicts, and a failed change
+     * listener as a recoverable one. The guard itself never stops the JVM: a {@code DraDriver}
+     * passes its own handler and closes itself. Default: {@link DriverErrorHandler#logging()}.
      */
-    public Builder fatalHandler(Consumer<String> value) {
-      fatalHandler = Objects.requireNonNull(value, "fatalHandler");
+    public Builder errorHandler(DriverErrorHandler value) {
+      errorHandler = Objects.requireNonNull(value, "errorHandler");
       return this;
     }
 
@@ -681,14 +685,6 @@ public final class ExtendedResourceGuard implements AutoCloseable {
             "ExtendedResourceGuard: logInterval must be positive, got " + logInterval);
       }
       return new ExtendedResourceGuard(this);
-    }
-
-    private static void exitOnFatal(String reason) {
-      LOG.error("{}: exiting", reason);
-      // Not on the informer thread: shutdown hooks may close the guard and join that thread.
-      Thread t = new Thread(() -> System.exit(1), "dra4j-extended-resource-fatal");
-      t.setDaemon(false);
-      t.start();
     }
   }
 }

@@ -7,6 +7,8 @@ import io.dra4j.api.health.DeviceHealth;
 import io.dra4j.api.health.HealthSink;
 import io.dra4j.api.health.HealthStatus;
 import io.dra4j.api.provider.Pool;
+import io.dra4j.runtime.errors.DriverError;
+import io.dra4j.runtime.errors.DriverErrorHandler;
 import io.dra4j.runtime.kube.KubeNames;
 import io.dra4j.runtime.kubelet.HealthSnapshot;
 import io.dra4j.runtime.kubelet.HealthSource;
@@ -103,6 +105,7 @@ public final class HealthHub implements HealthSink, HealthSource, AutoCloseable 
   private final Clock clock;
   private final ScheduledExecutorService executor;
   private final boolean ownsExecutor;
+  private final DriverErrorHandler errorHandler;
 
   private final Object lock = new Object();
   private final HealthLedger ledger; // guarded by lock
@@ -127,6 +130,7 @@ public final class HealthHub implements HealthSink, HealthSource, AutoCloseable 
     this.resendInterval = b.resendInterval.orElse(b.healthCheckTimeout.dividedBy(3));
     this.clock = b.clock;
     this.ownsExecutor = b.executor.isEmpty();
+    this.errorHandler = b.errorHandler;
     this.executor =
         b.executor.orElseGet(
             () ->
@@ -286,14 +290,19 @@ public final class HealthHub implements HealthSink, HealthSource, AutoCloseable 
         first = warnedFull.add(key);
       }
       if (first) {
-        LOG.warn(
-            "driver={} device {}: unhealthy, but it already has {} taints (the API limit is {}):"
-                + " the health taint {} is not added",
-            driverName,
-            key,
-            d.taints().size(),
-            MAX_TAINTS_PER_DEVICE,
-            taintKey);
+        reportError(
+            "driver="
+                + driverName
+                + " device "
+                + key
+                + ": unhealthy, but it already has "
+                + d.taints().size()
+                + " taints (the API limit is "
+                + MAX_TAINTS_PER_DEVICE
+                + "): the health taint "
+                + taintKey
+                + " is not added",
+            Optional.empty());
       }
       return d;
     }
@@ -361,7 +370,7 @@ public final class HealthHub implements HealthSink, HealthSource, AutoCloseable 
       try {
         s.accept(snapshot);
       } catch (RuntimeException e) {
-        LOG.warn("driver={}: a health subscriber failed: {}", driverName, e.toString());
+        reportError("driver=" + driverName + ": a health subscriber failed: " + e, Optional.of(e));
       }
     }
   }
@@ -412,9 +421,16 @@ public final class HealthHub implements HealthSink, HealthSource, AutoCloseable 
       try {
         l.run();
       } catch (RuntimeException e) {
-        LOG.warn("driver={}: a taint listener failed", driverName, e);
+        reportError("driver=" + driverName + ": a taint listener failed: " + e, Optional.of(e));
       }
     }
+  }
+
+  private void reportError(String message, Optional<Throwable> cause) {
+    DriverErrorHandler.report(
+        errorHandler,
+        new DriverError(
+            DriverError.Source.HEALTH, DriverError.Severity.RECOVERABLE, message, cause));
   }
 
   /** Changes at info or warn; repeats of the same state (providers may repeat) at debug. */
@@ -460,6 +476,7 @@ public final class HealthHub implements HealthSink, HealthSource, AutoCloseable 
     private Optional<Duration> resendInterval = Optional.empty();
     private Clock clock = Clock.systemUTC();
     private Optional<ScheduledExecutorService> executor = Optional.empty();
+    private DriverErrorHandler errorHandler = DriverErrorHandler.logging();
 
     private Builder(String driverName) {
       this.driverName = Objects.requireNonNull(driverName, "driverName");
@@ -525,6 +542,16 @@ public final class HealthHub implements HealthSink, HealthSource, AutoCloseable 
      */
     public Builder executor(ScheduledExecutorService value) {
       executor = Optional.of(Objects.requireNonNull(value, "executor"));
+      return this;
+    }
+
+    /**
+     * Where a failed subscriber or taint listener and a device whose health taint does not fit (16
+     * taints already) go, all {@linkplain DriverError.Severity#RECOVERABLE recoverable}. Default:
+     * {@link DriverErrorHandler#logging()}.
+     */
+    public Builder errorHandler(DriverErrorHandler value) {
+      errorHandler = Objects.requireNonNull(value, "errorHandler");
       return this;
     }
 

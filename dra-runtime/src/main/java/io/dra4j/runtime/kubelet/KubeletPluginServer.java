@@ -1,6 +1,7 @@
 package io.dra4j.runtime.kubelet;
 
 import io.dra4j.proto.pluginregistration.PluginInfo;
+import io.dra4j.runtime.errors.MissingSettingException;
 import io.dra4j.runtime.kube.KubeNames;
 import io.grpc.BindableService;
 import io.grpc.Server;
@@ -543,16 +544,14 @@ public final class KubeletPluginServer implements AutoCloseable {
     /**
      * Checks the configuration and builds the server (not started).
      *
+     * @throws MissingSettingException naming a required setting that was not given
      * @throws IllegalArgumentException naming the setting and the rule that failed
      */
     public KubeletPluginServer build() {
-      if (driverName == null) {
-        throw new IllegalArgumentException("driverName is required");
-      }
+      MissingSettingException.require(driverName, "KubeletPluginServer", "driverName");
       checkDriverName(driverName);
-      if (nodeService == null) {
-        throw new IllegalArgumentException("nodeService is required (driver " + driverName + ")");
-      }
+      MissingSettingException.require(
+          nodeService, "KubeletPluginServer of driver " + driverName, "nodeService");
       if (!nodeV1 && !nodeV1beta1) {
         throw new IllegalArgumentException(
             "driver "

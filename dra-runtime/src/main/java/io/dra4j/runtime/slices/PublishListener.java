@@ -4,9 +4,9 @@ package io.dra4j.runtime.slices;
  * What a {@link SlicePublisher} reports besides its counters. Callbacks run on the publisher's
  * worker thread: keep them short, and do not wait for the publisher in them ({@link
  * SlicePublisher#awaitIdle} would only time out). An exception thrown by a callback is logged and
- * ignored. The default listener of the publisher logs (errors and dropped fields as warnings,
- * invalid pools as errors); a listener set with {@link SlicePublisher.Builder#listener} replaces
- * it.
+ * ignored. A listener observes (tests, metrics); the same errors, invalid pools and dropped fields
+ * also go to the publisher's {@link SlicePublisher.Builder#errorHandler error handler}, which logs
+ * them by default.
  */
 public interface PublishListener {
 

@@ -2,6 +2,8 @@ package io.dra4j.runtime.slices;
 
 import io.dra4j.api.provider.Pool;
 import io.dra4j.api.provider.PoolScope;
+import io.dra4j.runtime.errors.DriverError;
+import io.dra4j.runtime.errors.DriverErrorHandler;
 import io.dra4j.runtime.internal.CrashPoints;
 import io.dra4j.runtime.kube.Backoff;
 import io.dra4j.runtime.kube.Informer;
@@ -108,6 +110,7 @@ public final class SlicePublisher implements AutoCloseable {
   private final LayoutOptions layoutOptions;
   private final PublishListener listener;
   private final SyncObserver syncObserver;
+  private final DriverErrorHandler errorHandler;
   private final Duration backoffBase;
   private final Duration backoffMax;
   private final Duration resyncDelay;
@@ -162,6 +165,7 @@ public final class SlicePublisher implements AutoCloseable {
     this.layoutOptions = new LayoutOptions(b.nodeName, b.dynamicTaints);
     this.listener = b.listener;
     this.syncObserver = b.syncObserver;
+    this.errorHandler = b.errorHandler;
     this.backoffBase = b.backoffBase;
     this.backoffMax = b.backoffMax;
     this.resyncDelay = b.resyncDelay;
@@ -581,6 +585,14 @@ public final class SlicePublisher implements AutoCloseable {
           validationFailures.incrementAndGet();
           PoolValidation report = v;
           notifyListener(() -> listener.onInvalidPool(report));
+          reportError(
+              "slice publisher: pool \""
+                  + p.name()
+                  + "\" of driver "
+                  + driver
+                  + " is invalid and was not published (its existing slices are left as they"
+                  + " are):\n"
+                  + report.errorReport());
         }
         reported.computeIfAbsent(p.name(), k -> new ArrayList<>()).add(p);
         next.put(p.name(), new DesiredPool(p, v, List.of()));
@@ -588,11 +600,13 @@ public final class SlicePublisher implements AutoCloseable {
       }
       if (!v.warnings().isEmpty() && !p.equals(reportedWarnings.get(p.name()))) {
         reportedWarnings.put(p.name(), p);
-        LOG.warn(
-            "slice publisher {}: pool \"{}\" is published, but:\n{}",
-            driver,
-            p.name(),
-            String.join("\n", v.warnings().stream().map(Violation::toString).toList()));
+        reportError(
+            "slice publisher "
+                + driver
+                + ": pool \""
+                + p.name()
+                + "\" is published, but:\n"
+                + String.join("\n", v.warnings().stream().map(Violation::toString).toList()));
       }
       DesiredPool before = desired.get(p.name());
       List<ResourceSliceSpec> specs =
@@ -740,6 +754,12 @@ public final class SlicePublisher implements AutoCloseable {
         attempt,
         delay.toMillis());
     notifyListener(() -> listener.onError(pool, e));
+    DriverErrorHandler.report(
+        errorHandler,
+        DriverError.recoverable(
+            DriverError.Source.SLICES,
+            "slice publisher: pool \"" + pool + "\": " + e.getMessage() + "; retrying with backoff",
+            e));
     enqueue(pool, System.nanoTime() + delay.toNanos());
   }
 
@@ -919,6 +939,7 @@ public final class SlicePublisher implements AutoCloseable {
       droppedFieldReports.incrementAndGet();
       DroppedFields d = dropped.get();
       notifyListener(() -> listener.onDroppedFields(pool, index, d));
+      reportError("slice publisher: " + d.message(pool, index));
     }
   }
 
@@ -1003,6 +1024,11 @@ public final class SlicePublisher implements AutoCloseable {
     }
   }
 
+  private void reportError(String message) {
+    DriverErrorHandler.report(
+        errorHandler, DriverError.recoverable(DriverError.Source.SLICES, message));
+  }
+
   private void notifyListener(Runnable r) {
     try {
       r.run();
@@ -1013,28 +1039,8 @@ public final class SlicePublisher implements AutoCloseable {
 
   // ---------------------------------------------------------------------------------------------
 
-  /** The listener used when none is set: logs. */
+  /** The listener used when none is set: errors go to the error handler, syncs to debug. */
   private static final class LoggingListener implements PublishListener {
-    @Override
-    public void onError(String pool, Exception e) {
-      LOG.warn("slice publisher: pool \"{}\": {}; retrying with backoff", pool, e.getMessage());
-    }
-
-    @Override
-    public void onInvalidPool(PoolValidation v) {
-      LOG.error(
-          "slice publisher: pool \"{}\" of driver {} is invalid and was not published (its"
-              + " existing slices are left as they are):\n{}",
-          v.poolName(),
-          v.driver(),
-          v.errorReport());
-    }
-
-    @Override
-    public void onDroppedFields(String pool, int sliceIndex, DroppedFields d) {
-      LOG.warn("slice publisher: {}", d.message(pool, sliceIndex));
-    }
-
     @Override
     public void onSynced(String pool, int slices) {
       LOG.debug("slice publisher: pool \"{}\" is in sync ({} slices)", pool, slices);
@@ -1050,6 +1056,7 @@ public final class SlicePublisher implements AutoCloseable {
     private boolean dynamicTaints;
     private PublishListener listener = new LoggingListener();
     private SyncObserver syncObserver = SyncObserver.NONE;
+    private DriverErrorHandler errorHandler = DriverErrorHandler.logging();
     private Duration backoffBase = Duration.ofMillis(100);
     private Duration backoffMax = Duration.ofSeconds(30);
     private Duration resyncDelay = Duration.ofSeconds(1);
@@ -1101,9 +1108,22 @@ public final class SlicePublisher implements AutoCloseable {
       return this;
     }
 
-    /** Receives errors, invalid pools and dropped fields (default: logs them). */
+    /**
+     * Hears errors, invalid pools, dropped fields and syncs as they happen (tests, metrics); the
+     * same errors also go to the {@link #errorHandler}. Default: syncs logged at debug level.
+     */
     public Builder listener(PublishListener value) {
       listener = Objects.requireNonNull(value, "listener");
+      return this;
+    }
+
+    /**
+     * Where failed writes (retried with backoff), invalid pools (not published), pools published
+     * with warnings and dropped fields go, all {@linkplain DriverError.Severity#RECOVERABLE
+     * recoverable}. Default: {@link DriverErrorHandler#logging()}.
+     */
+    public Builder errorHandler(DriverErrorHandler value) {
+      errorHandler = Objects.requireNonNull(value, "errorHandler");
       return this;
     }
 

@@ -137,7 +137,12 @@ class ExtendedResourceGuardTest {
             .policy(policy)
             .clock(clock)
             .logInterval(Duration.ofSeconds(60))
-            .fatalHandler(fatal::add)
+            .errorHandler(
+                e -> {
+                  if (e.isFatal()) {
+                    fatal.add(e.message());
+                  }
+                })
             .logTap((level, line) -> logs.add(level + " " + line))
             .build();
     guard.addChangeListener(changes::incrementAndGet);

@@ -213,7 +213,8 @@ class ExtendedResourceGuardTest {
     node("4");
     CompletableFuture<String> fatal = new CompletableFuture<>();
     createClass("gpu", Optional.of(GPU), OURS);
-    ExtendedResourceGuard g = start(guard(Policy.FAIL).fatalHandler(fatal::complete));
+    ExtendedResourceGuard g =
+        start(guard(Policy.FAIL).errorHandler(e -> fatal.complete(e.message())));
     assertThat(fatal.get(WAIT.toMillis(), TimeUnit.MILLISECONDS))
         .contains("DeviceClass gpu", GPU, "node " + NODE, "capacity 4", "allocatable 4");
     // Until the driver has exited, what it exits for is not published.
@@ -224,7 +225,8 @@ class ExtendedResourceGuardTest {
   void failAlsoFiresForAConflictThatAppearsLater() throws Exception {
     node("0");
     CompletableFuture<String> fatal = new CompletableFuture<>();
-    ExtendedResourceGuard g = start(guard(Policy.FAIL).fatalHandler(fatal::complete));
+    ExtendedResourceGuard g =
+        start(guard(Policy.FAIL).errorHandler(e -> fatal.complete(e.message())));
     assertThat(g.report().conflicts()).isEmpty();
     // An admin adds a class for a name the node's device plugin still serves.
     setNodeValue("8", "8");
