@@ -55,19 +55,6 @@ import org.slf4j.LoggerFactory;
  * publishing, the extended-resource guard, device health (kubelet stream and taints), the claim
  * preparation pipeline, and the kubelet plugin sockets.
  *
- * <p>Data flows: provider → enrichers → health taints → guard filter → publisher; kubelet → sockets
- * → claim preparer → provider. Everything that touches the inventory (discovery, a taint added or
- * lifted, a guard decision, a publish) runs on one thread, so discoveries never overlap and
- * publishes are ordered and coalesced.
- *
- * <p>Start order: recover claim state, discover, start the guard and the publisher (they talk to
- * the API server on their own threads), warm the prepare path when another instance serves the
- * kubelet meanwhile (a rolling update), then open the kubelet sockets (the kubelet may call at
- * once). Nothing on this path waits for the API server beyond the warm-up's budget, so a slow or
- * unreachable API server never holds up the registration. Close runs the other way: the
- * registration socket goes first, in-flight calls finish, published slices stay (the kubelet
- * removes them if the driver does not come back).
- *
  * <pre>{@code
  * try (HttpKubeClient client = KubeClients.inCluster();
  *     DraDriver driver = DraDriver.builder()
@@ -78,6 +65,82 @@ import org.slf4j.LoggerFactory;
  *   driver.awaitTermination();
  * }
  * }</pre>
+ *
+ * <p>Data flows: provider → enrichers → health taints → guard filter → publisher; kubelet → sockets
+ * → claim preparer → provider.
+ *
+ * <h2>Lifecycle</h2>
+ *
+ * {@link Builder#build()} checks the settings and starts nothing; {@link #start()} runs once;
+ * {@link #close()} ends it. A closed driver is not started again: build a new one.
+ *
+ * <p>Start order: recover claim state (interrupted prepares are rolled back), discover, start the
+ * guard and the publisher (they talk to the API server on their own threads), warm the prepare path
+ * when another instance serves the kubelet meanwhile (a rolling update), then open the kubelet
+ * sockets (the kubelet may call at once), then start the provider's health monitoring. Nothing on
+ * this path waits for the API server beyond the warm-up's budget, so a slow or unreachable API
+ * server never holds up the registration. Close runs the other way: the registration socket goes
+ * first, in-flight calls finish, then discovery, the guard, the publisher, the provider and the
+ * health hub stop; published slices stay (the kubelet removes them if the driver does not come
+ * back).
+ *
+ * <h2>Threads</h2>
+ *
+ * Everything that touches the inventory (discovery, a taint added or lifted, a guard decision, a
+ * publish) runs on one thread, {@code dra4j-inventory}, so discoveries never overlap and publishes
+ * are ordered and coalesced. The guard, the publisher and the health hub have threads of their own;
+ * the kubelet's calls arrive on gRPC threads and go to the claim pipeline, which runs them one at a
+ * time or in parallel as the provider's {@link DeviceProvider#threadSafe()} says. Every public
+ * method may be called from any thread; {@link #close()} also while {@link #start()} runs (a
+ * signal).
+ *
+ * <h2>Idempotency</h2>
+ *
+ * {@link #start()} a second time, or after {@link #close()}, throws {@link IllegalStateException};
+ * {@link #close()} may be called any number of times. A new driver process on the same plugin
+ * directory recovers from the checkpoint records: claims prepared in this boot stay prepared, and
+ * the slices already on the API server are taken over without rewriting what did not change.
+ *
+ * <h2>What is retried</h2>
+ *
+ * Each of these goes on by itself and is reported as a {@linkplain DriverError.Severity#RECOVERABLE
+ * recoverable} error to the {@linkplain Builder#errorHandler error handler}:
+ *
+ * <ul>
+ *   <li>a failed discovery: again after 1 s, doubling to 60 s; what was published before stays (an
+ *       empty inventory is never published for a failure);
+ *   <li>a failed slice write: again after 100 ms, doubling to 30 s, with jitter; an invalid pool is
+ *       not published and its slices on the API server stay as they are, until the provider
+ *       discovers a valid one;
+ *   <li>a registration the kubelet refused: the kubelet retries;
+ *   <li>a failed enricher: that device is published without that enricher's attributes.
+ * </ul>
+ *
+ * A failed prepare or unprepare is answered to the kubelet, which retries it; an API server that
+ * cannot be reached fails the whole call, so that the kubelet retries it whole. A warm-up that
+ * fails is skipped (logged): the driver registers anyway.
+ *
+ * <h2>What is fatal</h2>
+ *
+ * <ul>
+ *   <li>{@link #start()} throws (a socket, directory or the checkpoint store cannot be set up, the
+ *       provider's health monitoring does not start): everything started so far is closed again.
+ *   <li>While running, only the extended-resource guard's {@code fail} policy: it reports a
+ *       {@linkplain DriverError.Severity#FATAL fatal} error to the error handler, then the driver
+ *       closes itself; {@link #fatalReason()} says why and {@link #awaitTermination()} returns.
+ * </ul>
+ *
+ * The driver never exits the JVM; its launcher decides ({@link DriverMain} exits 1).
+ *
+ * <h2>Defaults</h2>
+ *
+ * Four settings are required: driver name, node name, provider, API client. Each other setter of
+ * the {@link Builder} names its default: registrar directory {@code
+ * /var/lib/kubelet/plugins_registry}, plugin directory {@code /var/lib/kubelet/plugins/<driver>},
+ * CDI directory {@code /var/run/cdi}, sysfs {@code /sys}, dev {@code /dev}, no enrichers, no
+ * provider settings, no pod UID (no rolling update), health taint {@code NoSchedule} lifted after
+ * 60 s healthy, extended-resource policy {@code wait}, no device metadata, warm-up on, errors
+ * logged.
  */
 public final class DraDriver implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(DraDriver.class);
