@@ -140,7 +140,7 @@ import org.slf4j.LoggerFactory;
  * CDI directory {@code /var/run/cdi}, sysfs {@code /sys}, dev {@code /dev}, no enrichers, no
  * provider settings, no pod UID (no rolling update), health taint {@code NoSchedule} lifted after
  * 60 s healthy, extended-resource policy {@code wait}, no device metadata, warm-up on, errors
- * logged.
+ * logged, metrics in a registry of the driver's own.
  */
 public final class DraDriver implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(DraDriver.class);
