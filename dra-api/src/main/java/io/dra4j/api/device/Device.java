@@ -38,7 +38,9 @@ import java.util.TreeMap;
  */
 @JsonInclude(JsonInclude.Include.NON_EMPTY)
 public record Device(
-    String name,
+    // Required by the API: always written, so an empty name reaches the server (which refuses it
+    // naming the field) and reads back as it was, instead of vanishing (found by fuzzing).
+    @JsonInclude(JsonInclude.Include.ALWAYS) String name,
     Map<String, DeviceAttribute> attributes,
     Map<String, DeviceCapacity> capacity,
     List<DeviceCounterConsumption> consumesCounters,

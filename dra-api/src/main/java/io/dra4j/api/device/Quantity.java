@@ -22,6 +22,9 @@ public final class Quantity implements Comparable<Quantity> {
   private static final Pattern SYNTAX =
       Pattern.compile(
           "([+-]?(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+))(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?[0-9]+)?");
+  /** Largest decimal exponent accepted ({@code 1e64}): far beyond any device's capacity. */
+  private static final int MAX_EXPONENT = 64;
+
   private static final String[] BINARY = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
   private static final BigInteger KI = BigInteger.valueOf(1024);
 
@@ -52,7 +55,7 @@ public final class Quantity implements Comparable<Quantity> {
     }
     BigDecimal number = new BigDecimal(m.group(1));
     String suffix = m.group(2) == null ? "" : m.group(2);
-    return new Quantity(text, number.multiply(multiplier(suffix)));
+    return new Quantity(text, number.multiply(multiplier(text, suffix)));
   }
 
   /**
@@ -87,7 +90,7 @@ public final class Quantity implements Comparable<Quantity> {
     return new Quantity(n + BINARY[unit], BigDecimal.valueOf(bytes));
   }
 
-  private static BigDecimal multiplier(String suffix) {
+  private static BigDecimal multiplier(String text, String suffix) {
     switch (suffix) {
       case "":
         return BigDecimal.ONE;
@@ -115,8 +118,25 @@ public final class Quantity implements Comparable<Quantity> {
             return new BigDecimal(KI.pow(i));
           }
         }
-        // Decimal exponent, e.g. e3 or E-2.
-        return BigDecimal.ONE.scaleByPowerOfTen(Integer.parseInt(suffix.substring(1)));
+        // Decimal exponent, e.g. e3 or E-2. Bounded: a huge exponent is cheap to write but makes
+        // every later sum or comparison materialise a number of that many digits.
+        String digits = suffix.substring(1);
+        int exponent;
+        try {
+          exponent = Integer.parseInt(digits);
+        } catch (NumberFormatException e) {
+          exponent = Integer.MAX_VALUE;
+        }
+        if (Math.abs(exponent) > MAX_EXPONENT) {
+          throw new IllegalArgumentException(
+              "invalid quantity \""
+                  + text
+                  + "\": the exponent must be between -"
+                  + MAX_EXPONENT
+                  + " and "
+                  + MAX_EXPONENT);
+        }
+        return BigDecimal.ONE.scaleByPowerOfTen(exponent);
     }
   }
 

@@ -100,4 +100,26 @@ class DeviceJsonTest {
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> Quantity.parse("1Gb"))
         .isInstanceOf(IllegalArgumentException.class);
   }
+
+  @Test
+  void anEmptyNameIsWrittenAndReadsBack() throws Exception {
+    // Found by DeviceAttributeFuzzTest: {"name":""} decoded, but the empty name was left out on
+    // writing, so the written device no longer decoded.
+    Device device = mapper.readValue("{\"name\":\"\"}", Device.class);
+    String json = mapper.writeValueAsString(device);
+    assertThat(json).isEqualTo("{\"name\":\"\"}");
+    assertThat(mapper.readValue(json, Device.class)).isEqualTo(device);
+  }
+
+  @Test
+  void refusesExponentsBeyondTheBoundNamingTheRule() {
+    // Found by QuantityFuzzTest: an exponent too long for an int leaked "For input string".
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> Quantity.parse("1e33333333333333333"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("invalid quantity \"1e33333333333333333\": the exponent must be between -64 and 64");
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> Quantity.parse("1e-65"))
+        .hasMessageContaining("the exponent must be between -64 and 64");
+    assertThat(Quantity.parse("1e64")).isEqualTo(Quantity.parse("1e64"));
+    assertThat(Quantity.parse("2e-3")).isEqualTo(Quantity.parse("2m"));
+  }
 }

@@ -344,7 +344,7 @@ public final class KubeletPluginServer implements AutoCloseable {
   }
 
   private ServerServiceDefinition intercepted(BindableService service) {
-    return ServerInterceptors.intercept(service, interceptors);
+    return UnparseableRequests.around(ServerInterceptors.intercept(service, interceptors));
   }
 
   private static DefaultThreadFactory threads(String role) {

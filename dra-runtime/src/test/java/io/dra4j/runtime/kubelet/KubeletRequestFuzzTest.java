@@ -124,7 +124,7 @@ class KubeletRequestFuzzTest {
     Status.Code code;
     try {
       ClientCalls.blockingUnaryCall(
-          channel, descriptor, CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS), body);
+          channel, descriptor, CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS), body);
       code = Status.Code.OK;
     } catch (StatusRuntimeException e) {
       code = e.getStatus().getCode();
