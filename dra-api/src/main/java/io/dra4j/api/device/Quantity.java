@@ -22,6 +22,7 @@ public final class Quantity implements Comparable<Quantity> {
   private static final Pattern SYNTAX =
       Pattern.compile(
           "([+-]?(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+))(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?[0-9]+)?");
+
   /** Largest decimal exponent accepted ({@code 1e64}): far beyond any device's capacity. */
   private static final int MAX_EXPONENT = 64;
 

@@ -116,7 +116,8 @@ class DeviceJsonTest {
     // Found by QuantityFuzzTest: an exponent too long for an int leaked "For input string".
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> Quantity.parse("1e33333333333333333"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("invalid quantity \"1e33333333333333333\": the exponent must be between -64 and 64");
+        .hasMessage(
+            "invalid quantity \"1e33333333333333333\": the exponent must be between -64 and 64");
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> Quantity.parse("1e-65"))
         .hasMessageContaining("the exponent must be between -64 and 64");
     assertThat(Quantity.parse("1e64")).isEqualTo(Quantity.parse("1e64"));
