@@ -2,15 +2,13 @@ package io.dra4j.runtime;
 
 import io.dra4j.api.provider.DeviceEnricher;
 import io.dra4j.api.provider.DeviceProvider;
-import io.dra4j.runtime.doctor.Doctor;
-import io.dra4j.runtime.extendedresource.DeviceClassGenerator;
 import io.dra4j.runtime.kube.HttpKubeClient;
 import io.dra4j.runtime.kube.KubeConfig;
+import io.dra4j.runtime.logging.LineLogging;
 import io.dra4j.runtime.metrics.DriverMetrics;
 import io.dra4j.runtime.status.StatusServer;
 import java.io.PrintStream;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -21,57 +19,55 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The command-line launcher of a driver: parses {@link DriverOptions}, finds the {@link
- * DeviceProvider} and every {@link DeviceEnricher} on the class path with {@link ServiceLoader},
- * connects to the API server (kubeconfig or in-cluster), starts the status endpoint and a {@link
- * DraDriver}, and stops gracefully on SIGTERM. {@code DriverMain doctor ...} runs the migration
- * {@link Doctor} instead, {@code DriverMain deviceclass ...} prints the driver's DeviceClass
- * ({@link DeviceClassGenerator}).
+ * The driver's launcher: {@code run} parses {@link DriverOptions}, finds the {@link DeviceProvider}
+ * and every {@link DeviceEnricher} on the class path with {@link ServiceLoader}, connects to the
+ * API server (kubeconfig or in-cluster), starts the status endpoint and a {@link DraDriver}, and
+ * stops gracefully on SIGTERM. {@code main} is a {@link Launcher} with the built-in commands
+ * ({@code DriverMain run ...}, {@code DriverMain deviceclass ...}, {@code DriverMain doctor ...});
+ * a vendor's {@code main} adds its own.
  *
- * <p>Exit status: after SIGTERM the JVM reports 143 (128 + signal 15) once the graceful close ran;
- * 1 when the driver failed to start or stopped on its own (the extended-resource guard's {@code
- * fail} policy); 2 for a usage or configuration error; 0 when {@link #run} returns normally
- * in-process.
+ * <p>Exit status of {@code run}: after SIGTERM the JVM reports 143 (128 + signal 15) once the
+ * graceful close ran; 1 when the driver failed to start or stopped on its own (the
+ * extended-resource guard's {@code fail} policy); 2 for a usage or configuration error; 0 when
+ * {@link #run} returns normally in-process.
  */
 public final class DriverMain {
-  private static final Logger LOG = LoggerFactory.getLogger(DriverMain.class);
-
   private DriverMain() {}
 
   public static void main(String[] args) {
-    if (args.length > 0 && args[0].equals(Doctor.COMMAND)) {
-      List<String> rest = Arrays.asList(args).subList(1, args.length);
-      System.exit(Doctor.run(rest, System.getenv(), System.out, System.err));
-    }
-    if (args.length > 0 && args[0].equals(DeviceClassGenerator.COMMAND)) {
-      List<String> rest = Arrays.asList(args).subList(1, args.length);
-      System.exit(
-          DeviceClassGenerator.run(rest, Map.of(), System.getenv(), System.out, System.err));
-    }
-    System.exit(run(Arrays.asList(args), Map.of(), System.getenv(), System.err));
+    Launcher.named(DriverMain.class.getName()).main(args);
   }
 
   /**
-   * Runs a driver until it is stopped.
+   * Runs a driver until it is stopped: the {@code run} command of a {@link Launcher}.
    *
    * @param defaults flag values used when neither the flag nor its environment variable is given,
    *     by flag name without dashes, e.g. {@code provider=fake, driver-name=gpu.example.com}: how a
    *     vendor's launcher sets its own defaults
+   * @param out where {@code --help} goes
+   * @param err where errors go
    * @return the process exit status
    */
   public static int run(
-      List<String> args, Map<String, String> defaults, Map<String, String> env, PrintStream err) {
+      List<String> args,
+      Map<String, String> defaults,
+      Map<String, String> env,
+      PrintStream out,
+      PrintStream err) {
     DriverOptions options;
     try {
       options = DriverOptions.parse(args, defaults, env);
     } catch (DriverOptions.HelpRequested help) {
-      err.println(DriverOptions.USAGE);
+      out.println(help.getMessage());
       return 0;
     } catch (IllegalArgumentException e) {
       err.println("error: " + e.getMessage());
-      err.println(DriverOptions.USAGE);
-      return 2;
+      err.println(DriverOptions.usage(defaults));
+      return Launcher.EXIT_USAGE;
     }
+    // Before this class asks SLF4J for a logger; a Launcher installed the binding already.
+    LineLogging.install(options.logLevel());
+    Logger log = LoggerFactory.getLogger(DriverMain.class);
     DeviceProvider provider;
     HttpKubeClient client;
     DriverMetrics metrics = DriverMetrics.create();
@@ -88,7 +84,7 @@ public final class DriverMain {
               .build();
     } catch (IllegalStateException | IllegalArgumentException | ServiceConfigurationError e) {
       err.println("error: " + e.getMessage());
-      return 2;
+      return Launcher.EXIT_USAGE;
     }
     List<DeviceEnricher> enrichers = loadEnrichers();
 
@@ -105,7 +101,7 @@ public final class DriverMain {
     } catch (IllegalArgumentException e) {
       err.println("error: " + e.getMessage());
       client.close();
-      return 2;
+      return Launcher.EXIT_USAGE;
     }
     StatusServer status = null;
     Thread hook = new Thread(driver::close, "dra4j-shutdown");
@@ -126,7 +122,7 @@ public final class DriverMain {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (Exception e) {
-      LOG.error("driver {} failed: {}", options.driverName(), e.toString(), e);
+      log.error("driver {} failed: {}", options.driverName(), e.toString(), e);
       err.println("error: " + e.getMessage());
       return 1;
     } finally {

@@ -7,6 +7,7 @@ import io.dra4j.runtime.extendedresource.ExtendedResourceGuard;
 import io.dra4j.runtime.health.HealthHub;
 import io.dra4j.runtime.kube.HttpKubeClient;
 import io.dra4j.runtime.kubelet.SocketNames;
+import io.dra4j.runtime.logging.LineLogging;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
@@ -17,17 +18,23 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.stream.Collectors;
+import org.slf4j.event.Level;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.ParseResult;
 
 /**
- * The command line of a driver: what {@link DriverMain} parses and turns into a {@link DraDriver}.
+ * The command line of a driver: what {@link DriverMain} parses (with picocli) and turns into a
+ * {@link DraDriver}.
  *
- * <p>Flags take {@code --name value} or {@code --name=value}. The flags that deployments set per
- * pod also come from the environment (in brackets): {@code --driver-name} [DRIVER_NAME], {@code
- * --node-name} [NODE_NAME], {@code --kubeconfig} [KUBECONFIG], {@code --pod-uid} [POD_UID]. A flag
- * this class does not know is a provider setting: {@code --devices 8} reaches the provider as
- * {@code devices=8} (see each provider's documentation); {@code --config key=value} does the same
- * explicitly.
+ * <p>Flags take {@code --name value} or {@code --name=value}; {@link #usage} lists each with its
+ * default and, where it has one, its environment variable (the flags deployments set per pod:
+ * {@code DRIVER_NAME}, {@code NODE_NAME}, {@code KUBECONFIG}, {@code POD_UID}, and {@code
+ * LOG_LEVEL}). A flag beats its variable, which beats the launcher's own default, which beats the
+ * built-in one (the constant of the class that owns the concept). A flag this class does not know
+ * is a provider setting: {@code --devices 8} reaches the provider as {@code devices=8} (see each
+ * provider's documentation); {@code --config key=value} does the same explicitly.
  *
  * @param driverName DRA driver name
  * @param nodeName this node
@@ -48,6 +55,7 @@ import java.util.stream.Collectors;
  *     instance serves it (a rolling update)
  * @param kubeApiQps client-side rate limit of API calls per second
  * @param kubeApiBurst burst allowed above the rate
+ * @param logLevel the threshold of the launcher's log lines ({@link LineLogging})
  * @param providerConfig provider settings
  */
 public record DriverOptions(
@@ -69,201 +77,299 @@ public record DriverOptions(
     boolean warmUp,
     double kubeApiQps,
     int kubeApiBurst,
+    Level logLevel,
     Map<String, String> providerConfig) {
 
   public static final int DEFAULT_HEALTH_PORT = 8081;
+
+  /** The environment variable of {@code --log-level}. */
+  public static final String LOG_LEVEL_ENV = "LOG_LEVEL";
 
   public DriverOptions {
     providerConfig = Collections.unmodifiableMap(new TreeMap<>(providerConfig));
   }
 
-  /** Flag reference, printed by {@code --help}. */
-  public static final String USAGE =
-      String.join(
-          "\n",
-          "flags (environment variable in brackets):",
-          "  --driver-name NAME            DRA driver name [DRIVER_NAME]",
-          "  --node-name NAME              this node, required [NODE_NAME]",
-          "  --kubeconfig FILE             kubeconfig; in-cluster config when absent [KUBECONFIG]",
-          "  --registrar-dir DIR           default " + SocketNames.DEFAULT_REGISTRAR_DIRECTORY,
-          "  --plugin-dir DIR              default "
-              + SocketNames.defaultPluginDataDirectory("<driver>"),
-          "  --cdi-dir DIR                 default " + CdiSpecWriter.DEFAULT_DIRECTORY,
-          "  --pod-uid UID                 enables seamless rolling updates [POD_UID]",
-          "  --provider NAME               provider to use when several are installed",
-          "  --sysfs-root DIR              the host's /sys as seen here (default "
-              + ProviderContext.DEFAULT_SYSFS_ROOT
-              + ")",
-          "  --dev-root DIR                the host's /dev as seen here (default "
-              + ProviderContext.DEFAULT_DEV_ROOT
-              + ")",
-          "  --health-port PORT            /healthz, /readyz, /status, /metrics (default "
-              + DEFAULT_HEALTH_PORT
-              + "; -1 off)",
-          "  --extended-resource-conflict wait|warn|fail   (default "
-              + ExtendedResourceGuard.DEFAULT_POLICY.name().toLowerCase(Locale.ROOT)
-              + ")",
-          "  --health-taint-effect None|NoSchedule|NoExecute   (default "
-              + HealthHub.DEFAULT_TAINT_EFFECT.apiName()
-              + ")",
-          "  --health-recovery-delay DURATION   e.g. 60s, 2m (default "
-              + HealthHub.DEFAULT_RECOVERY_DELAY.toSeconds()
-              + "s)",
-          "  --device-metadata             write KEP-5304 device metadata files",
-          "  --no-warm-up                  never warm up before registering (default: while another instance serves)",
-          "  --kube-api-qps N              API requests per second (default "
-              + (int) HttpKubeClient.DEFAULT_QPS
-              + ")",
-          "  --kube-api-burst N            API request burst (default "
-              + HttpKubeClient.DEFAULT_BURST
-              + ")",
-          "  --config KEY=VALUE            a provider setting (repeatable)",
-          "  --KEY VALUE                   any other flag is a provider setting too, e.g. --devices 8");
+  /**
+   * One flag of {@code run}: its value label ({@code ""} for a switch), its environment variable
+   * ({@code ""} for none), its built-in default ({@code ""} when absence means something, said by
+   * {@code absent}), and what it does.
+   */
+  private record Flag(
+      String name, String label, String env, String defaultValue, String absent, String help) {
+    boolean isSwitch() {
+      return label.isEmpty();
+    }
+  }
+
+  private static Flag flag(String name, String label, String defaultValue, String help) {
+    return new Flag(name, label, "", defaultValue, "", help);
+  }
+
+  /** Every flag, in the order of --help; the defaults are their owners' constants. */
+  private static final List<Flag> FLAGS =
+      List.of(
+          new Flag("driver-name", "NAME", "DRIVER_NAME", "", "none, required", "DRA driver name"),
+          new Flag("node-name", "NAME", "NODE_NAME", "", "none, required", "this node"),
+          new Flag(
+              "kubeconfig",
+              "FILE",
+              "KUBECONFIG",
+              "",
+              "in-cluster configuration",
+              "kubeconfig of the API server and the driver's credentials"),
+          flag(
+              "registrar-dir",
+              "DIR",
+              SocketNames.DEFAULT_REGISTRAR_DIRECTORY.toString(),
+              "the kubelet's plugin registry"),
+          new Flag(
+              "plugin-dir",
+              "DIR",
+              "",
+              "",
+              SocketNames.defaultPluginDataDirectory("<driver-name>").toString(),
+              "this driver's own directory: sockets, checkpoint, lock"),
+          flag("cdi-dir", "DIR", CdiSpecWriter.DEFAULT_DIRECTORY.toString(), "where CDI specs go"),
+          new Flag(
+              "pod-uid",
+              "UID",
+              "POD_UID",
+              "",
+              "none, rolling updates off",
+              "this pod's UID (downward API): enables seamless rolling updates"),
+          new Flag(
+              "provider",
+              "NAME",
+              "",
+              "",
+              "the only one on the class path",
+              "the DeviceProvider to use when several are on the class path"),
+          flag(
+              "sysfs-root",
+              "DIR",
+              ProviderContext.DEFAULT_SYSFS_ROOT.toString(),
+              "the host's /sys as this process sees it"),
+          flag(
+              "dev-root",
+              "DIR",
+              ProviderContext.DEFAULT_DEV_ROOT.toString(),
+              "the host's /dev as this process sees it"),
+          flag(
+              "health-port",
+              "PORT",
+              Integer.toString(DEFAULT_HEALTH_PORT),
+              "port of /healthz, /readyz, /status and /metrics; 0 picks one, -1 turns them off"),
+          flag(
+              "extended-resource-conflict",
+              "wait|warn|fail",
+              ExtendedResourceGuard.DEFAULT_POLICY.name().toLowerCase(Locale.ROOT),
+              "what to do while a device plugin still serves this driver's extended resource"),
+          flag(
+              "health-taint-effect",
+              "None|NoSchedule|NoExecute",
+              HealthHub.DEFAULT_TAINT_EFFECT.apiName(),
+              "the effect of the taint on an unhealthy device"),
+          flag(
+              "health-recovery-delay",
+              "DURATION",
+              formatDuration(HealthHub.DEFAULT_RECOVERY_DELAY),
+              "how long a device stays healthy before its taint is lifted (500ms, 30s, 2m, 1h)"),
+          flag("device-metadata", "", "false", "write KEP-5304 device metadata files"),
+          flag(
+              "no-warm-up",
+              "",
+              "false",
+              "never warm up the prepare path before registering (otherwise: while another"
+                  + " instance serves)"),
+          flag(
+              "kube-api-qps",
+              "N",
+              formatNumber(HttpKubeClient.DEFAULT_QPS),
+              "API requests per second"),
+          flag(
+              "kube-api-burst",
+              "N",
+              Integer.toString(HttpKubeClient.DEFAULT_BURST),
+              "API requests allowed in a burst above the rate"),
+          new Flag(
+              "log-level",
+              "error|warn|info|debug|trace",
+              LOG_LEVEL_ENV,
+              LineLogging.DEFAULT_LEVEL.name().toLowerCase(Locale.ROOT),
+              "",
+              "the threshold of the log lines on standard error"),
+          new Flag(
+              "config",
+              "KEY=VALUE",
+              "",
+              "",
+              "none",
+              "a provider setting (repeatable); any other --KEY VALUE is one too, e.g."
+                  + " --devices 8"));
+
+  /**
+   * The help of {@code run}: every flag with its default (the launcher's own where it has one) and
+   * its environment variable.
+   *
+   * @param defaults a launcher's own defaults, as for {@link #parse}
+   */
+  public static String usage(Map<String, String> defaults) {
+    CommandLine cli = commandLine(defaults);
+    return cli.getUsageMessage(CommandLine.Help.Ansi.OFF).stripTrailing();
+  }
 
   /**
    * Parses the command line.
    *
    * @param defaults values for flags given neither on the command line nor in the environment, by
    *     flag name without dashes (a launcher's own defaults, e.g. {@code driver-name})
+   * @throws HelpRequested for {@code --help}, carrying the usage
    * @throws IllegalArgumentException naming the flag and the rule
    */
   public static DriverOptions parse(
       List<String> args, Map<String, String> defaults, Map<String, String> env) {
-    Map<String, String> flags = new TreeMap<>();
-    Map<String, String> providerConfig = new TreeMap<>();
-    for (int i = 0; i < args.size(); i++) {
-      String arg = args.get(i);
-      if (!arg.startsWith("--") || arg.length() == 2) {
-        throw new IllegalArgumentException(
-            "unexpected argument \"" + arg + "\": flags have the form --name value");
+    for (String name : defaults.keySet()) {
+      if (find(name).isEmpty() || name.equals("config")) {
+        throw new IllegalArgumentException("default for unknown flag --" + name);
       }
-      String name = arg.substring(2);
-      String value;
-      int eq = name.indexOf('=');
-      if (eq >= 0) {
-        value = name.substring(eq + 1);
-        name = name.substring(0, eq);
-      } else if (BOOLEANS.contains(name)) {
-        value = "true";
-      } else if (i + 1 < args.size() && !args.get(i + 1).startsWith("--")) {
-        value = args.get(++i);
-      } else {
-        // A missing value must not swallow the next flag (a typo'd boolean would hide it).
-        throw new IllegalArgumentException("flag --" + name + " needs a value");
-      }
-      if (BOOLEANS.contains(name) && !value.equals("true") && !value.equals("false")) {
-        throw new IllegalArgumentException(
-            "flag --" + name + "=" + value + ": a switch is true or false");
-      }
-      Map<String, String> target = flags;
-      if (name.equals("config")) {
-        int kv = value.indexOf('=');
-        if (kv <= 0) {
-          throw new IllegalArgumentException(
-              "flag --config \"" + value + "\" must have the form KEY=VALUE");
+    }
+    CommandLine cli = commandLine(defaults);
+    ParseResult parsed;
+    try {
+      parsed = cli.parseArgs(args.toArray(String[]::new));
+    } catch (CommandLine.MissingParameterException e) {
+      // A missing value must not swallow the next flag (a typo'd switch would hide it).
+      throw new IllegalArgumentException(
+          "flag " + ((OptionSpec) e.getMissing().get(0)).longestName() + " needs a value", e);
+    } catch (CommandLine.ParameterException e) {
+      throw new IllegalArgumentException(e.getMessage(), e);
+    }
+    if (parsed.isUsageHelpRequested()) {
+      throw new HelpRequested(cli.getUsageMessage(CommandLine.Help.Ansi.OFF).stripTrailing());
+    }
+    Map<String, String> given = new TreeMap<>();
+    Map<String, String> providerConfig = providerSettings(parsed.unmatched());
+    for (Flag f : FLAGS) {
+      List<String> values = parsed.matchedOptionValue(f.name(), List.of());
+      if (f.name().equals("config")) {
+        for (String kv : values) {
+          int eq = kv.indexOf('=');
+          if (eq <= 0) {
+            throw new IllegalArgumentException(
+                "flag --config \"" + kv + "\" must have the form KEY=VALUE");
+          }
+          putOnce(providerConfig, kv.substring(0, eq), kv.substring(eq + 1));
         }
-        name = value.substring(0, kv);
-        value = value.substring(kv + 1);
-        target = providerConfig;
-      } else if (!KNOWN.contains(name)) {
-        target = providerConfig;
-      }
-      // Last-one-wins would let a stray line in a DaemonSet silently override the intended value.
-      if (target.putIfAbsent(name, value) != null) {
+      } else if (values.size() > 1) {
+        // Last-one-wins would let a stray line in a DaemonSet silently override the intended value.
         throw new IllegalArgumentException(
-            "flag --" + name + " is given twice (" + target.get(name) + ", " + value + ")");
+            "flag --" + f.name() + " is given twice (" + String.join(", ", values) + ")");
+      } else if (values.size() == 1) {
+        given.put(f.name(), values.get(0));
       }
     }
-    if (on(flags, "help")) {
-      throw new HelpRequested();
-    }
-    for (Map.Entry<String, String> d : defaults.entrySet()) {
-      if (!KNOWN.contains(d.getKey())) {
-        throw new IllegalArgumentException("default for unknown flag --" + d.getKey());
-      }
-    }
+    Values v = new Values(given, defaults, env);
+
     String driver =
-        flag(flags, env, defaults, "driver-name", "DRIVER_NAME")
+        v.get("driver-name")
             .orElseThrow(
                 () ->
                     new IllegalArgumentException(
                         "flag --driver-name (or DRIVER_NAME) is required: the DRA driver name,"
                             + " e.g. gpu.example.com"));
     String node =
-        flag(flags, env, defaults, "node-name", "NODE_NAME")
+        v.get("node-name")
             .orElseThrow(
                 () ->
                     new IllegalArgumentException(
                         "flag --node-name (or NODE_NAME) is required: the node this driver runs"
                             + " on"));
-    Optional<Path> kubeconfig =
-        flag(flags, env, defaults, "kubeconfig", "KUBECONFIG").map(DriverOptions::kubeconfigPath);
-    flags.putAll(
-        defaults.entrySet().stream()
-            .filter(e -> !flags.containsKey(e.getKey()))
-            .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)));
-    Path registrar = path(flags, "registrar-dir", SocketNames.DEFAULT_REGISTRAR_DIRECTORY);
-    Path plugin = path(flags, "plugin-dir", SocketNames.defaultPluginDataDirectory(driver));
-    Path cdi = path(flags, "cdi-dir", CdiSpecWriter.DEFAULT_DIRECTORY);
-    Optional<String> podUid = flag(flags, env, defaults, "pod-uid", "POD_UID");
-    Optional<String> provider = Optional.ofNullable(flags.get("provider"));
-    Path sysfs = path(flags, "sysfs-root", ProviderContext.DEFAULT_SYSFS_ROOT);
-    Path dev = path(flags, "dev-root", ProviderContext.DEFAULT_DEV_ROOT);
-    int port = integer(flags, "health-port", DEFAULT_HEALTH_PORT);
+    Optional<Path> kubeconfig = v.get("kubeconfig").map(DriverOptions::kubeconfigPath);
+    Path plugin =
+        v.get("plugin-dir").map(Path::of).orElse(SocketNames.defaultPluginDataDirectory(driver));
+    int port = integer(v, "health-port");
     if (port < -1 || port > 65535) {
       throw new IllegalArgumentException("flag --health-port " + port + " must be -1 or 0..65535");
     }
     ExtendedResourceGuard.Policy policy =
-        choice(
-            flags,
-            "extended-resource-conflict",
-            ExtendedResourceGuard.DEFAULT_POLICY,
-            ExtendedResourceGuard.Policy.values());
-    TaintEffect effect = HealthHub.DEFAULT_TAINT_EFFECT;
-    if (flags.containsKey("health-taint-effect")) {
-      try {
-        effect = TaintEffect.fromApiName(flags.get("health-taint-effect"));
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("flag --health-taint-effect: " + e.getMessage(), e);
-      }
+        choice(v, "extended-resource-conflict", ExtendedResourceGuard.Policy.values());
+    TaintEffect effect;
+    try {
+      effect = TaintEffect.fromApiName(v.required("health-taint-effect"));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("flag --health-taint-effect: " + e.getMessage(), e);
     }
-    Duration recovery = duration(flags, "health-recovery-delay", HealthHub.DEFAULT_RECOVERY_DELAY);
-    double qps = HttpKubeClient.DEFAULT_QPS;
-    if (flags.containsKey("kube-api-qps")) {
-      try {
-        qps = Double.parseDouble(flags.get("kube-api-qps"));
-      } catch (NumberFormatException e) {
-        qps = -1;
-      }
-      if (!(qps > 0)) {
-        throw new IllegalArgumentException(
-            "flag --kube-api-qps \"" + flags.get("kube-api-qps") + "\" must be a number above 0");
-      }
+    Duration recovery = duration(v, "health-recovery-delay");
+    String qpsText = v.required("kube-api-qps");
+    double qps;
+    try {
+      qps = Double.parseDouble(qpsText);
+    } catch (NumberFormatException e) {
+      qps = -1;
     }
-    int burst = integer(flags, "kube-api-burst", HttpKubeClient.DEFAULT_BURST);
+    if (!(qps > 0)) {
+      throw new IllegalArgumentException(
+          "flag --kube-api-qps \"" + qpsText + "\" must be a number above 0");
+    }
+    int burst = integer(v, "kube-api-burst");
     if (burst < 1) {
       throw new IllegalArgumentException("flag --kube-api-burst " + burst + " must be at least 1");
+    }
+    Level level;
+    try {
+      level = LineLogging.parseLevel(v.required("log-level"));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("flag --log-level: " + e.getMessage(), e);
     }
     return new DriverOptions(
         driver,
         node,
         kubeconfig,
-        registrar,
+        Path.of(v.required("registrar-dir")),
         plugin,
-        cdi,
-        podUid,
-        provider,
-        sysfs,
-        dev,
+        Path.of(v.required("cdi-dir")),
+        v.get("pod-uid"),
+        v.get("provider"),
+        Path.of(v.required("sysfs-root")),
+        Path.of(v.required("dev-root")),
         port,
         policy,
         effect,
         recovery,
-        on(flags, "device-metadata"),
-        !on(flags, "no-warm-up"),
+        on(v, "device-metadata"),
+        !on(v, "no-warm-up"),
         qps,
         burst,
+        level,
         providerConfig);
+  }
+
+  /**
+   * Provider settings given as flags, {@code --KEY VALUE} or {@code --KEY=VALUE}: what is left of a
+   * command line once the launcher's own flags are taken.
+   *
+   * @throws IllegalArgumentException for a word that is not a flag, a flag without its value, or a
+   *     setting given twice
+   */
+  public static Map<String, String> providerSettings(List<String> args) {
+    Map<String, String> settings = new TreeMap<>();
+    for (int i = 0; i < args.size(); i++) {
+      String a = args.get(i);
+      if (!a.startsWith("--") || a.length() == 2) {
+        throw new IllegalArgumentException(
+            "unexpected argument \"" + a + "\": flags have the form --NAME VALUE");
+      }
+      int eq = a.indexOf('=');
+      if (eq > 0) {
+        putOnce(settings, a.substring(2, eq), a.substring(eq + 1));
+      } else if (i + 1 < args.size() && !args.get(i + 1).startsWith("--")) {
+        putOnce(settings, a.substring(2), args.get(++i));
+      } else {
+        // A missing value must not swallow the next flag (a typo'd switch would hide it).
+        throw new IllegalArgumentException("flag " + a + " needs a value");
+      }
+    }
+    return settings;
   }
 
   /**
@@ -289,45 +395,83 @@ public record DriverOptions(
     return builder;
   }
 
-  private static final List<String> KNOWN =
-      List.of(
-          "driver-name",
-          "node-name",
-          "kubeconfig",
-          "registrar-dir",
-          "plugin-dir",
-          "cdi-dir",
-          "pod-uid",
-          "provider",
-          "sysfs-root",
-          "dev-root",
-          "health-port",
-          "extended-resource-conflict",
-          "health-taint-effect",
-          "health-recovery-delay",
-          "device-metadata",
-          "no-warm-up",
-          "kube-api-qps",
-          "kube-api-burst",
-          "help");
+  /** The picocli model of {@code run}: one option per flag, each value kept as given. */
+  private static CommandLine commandLine(Map<String, String> defaults) {
+    CommandSpec spec = CommandSpec.create().name("run");
+    spec.usageMessage()
+        .description("The DRA driver, as its DaemonSet runs it.")
+        .abbreviateSynopsis(true)
+        .sortOptions(false)
+        .width(100)
+        .footer(
+            "",
+            "Any other --KEY VALUE is a provider setting. Exit status: 143 after SIGTERM (a"
+                + " graceful stop), 1 when the driver failed or stopped on its own, 2 for a usage"
+                + " or configuration error.");
+    spec.addOption(
+        OptionSpec.builder("-h", "--help").usageHelp(true).description("print this help").build());
+    for (Flag f : FLAGS) {
+      String shown = defaults.getOrDefault(f.name(), f.defaultValue());
+      String line =
+          "default: "
+              + (shown.isEmpty() ? f.absent() : shown)
+              + (f.env().isEmpty() ? "" : "; environment variable " + f.env());
+      OptionSpec.Builder option =
+          OptionSpec.builder("--" + f.name())
+              .type(List.class)
+              .auxiliaryTypes(String.class)
+              .description(f.help(), line);
+      if (f.isSwitch()) {
+        option.arity("0..1").fallbackValue("true").paramLabel("true|false");
+      } else {
+        option.arity("1").paramLabel(f.label());
+      }
+      spec.addOption(option.build());
+    }
+    CommandLine cli = new CommandLine(spec);
+    cli.setUnmatchedArgumentsAllowed(true);
+    cli.setUnmatchedOptionsArePositionalParams(false);
+    cli.setUnmatchedOptionsAllowedAsOptionParameters(false);
+    cli.setExpandAtFiles(false);
+    return cli;
+  }
 
-  private static final List<String> BOOLEANS = List.of("device-metadata", "no-warm-up", "help");
-
-  private static boolean on(Map<String, String> flags, String name) {
-    return "true".equals(flags.get(name));
+  private static Optional<Flag> find(String name) {
+    return FLAGS.stream().filter(f -> f.name().equals(name)).findFirst();
   }
 
   /** Flag, else environment (a blank variable counts as unset), else the launcher's default. */
-  private static Optional<String> flag(
-      Map<String, String> flags,
-      Map<String, String> env,
-      Map<String, String> defaults,
-      String name,
-      String envName) {
-    return Optional.ofNullable(flags.get(name))
-        .or(() -> Optional.ofNullable(env.get(envName)))
-        .filter(v -> !v.isBlank())
-        .or(() -> Optional.ofNullable(defaults.get(name)));
+  private record Values(
+      Map<String, String> given, Map<String, String> defaults, Map<String, String> env) {
+    Optional<String> get(String name) {
+      Flag f = find(name).orElseThrow();
+      return Optional.ofNullable(given.get(name))
+          .or(() -> f.env().isEmpty() ? Optional.empty() : Optional.ofNullable(env.get(f.env())))
+          .filter(value -> !value.isBlank())
+          .or(() -> Optional.ofNullable(defaults.get(name)))
+          .or(() -> Optional.of(f.defaultValue()).filter(d -> !d.isEmpty()));
+    }
+
+    String required(String name) {
+      return get(name).orElseThrow();
+    }
+  }
+
+  private static void putOnce(Map<String, String> target, String name, String value) {
+    String before = target.putIfAbsent(name, value);
+    if (before != null) {
+      throw new IllegalArgumentException(
+          "flag --" + name + " is given twice (" + before + ", " + value + ")");
+    }
+  }
+
+  private static boolean on(Values v, String name) {
+    String value = v.required(name);
+    if (!value.equals("true") && !value.equals("false")) {
+      throw new IllegalArgumentException(
+          "flag --" + name + "=" + value + ": a switch is true or false");
+    }
+    return value.equals("true");
   }
 
   /** KUBECONFIG may list several files (kubectl merges them); this client reads one. */
@@ -341,16 +485,8 @@ public record DriverOptions(
     return Path.of(value);
   }
 
-  private static Path path(Map<String, String> flags, String name, Path defaultValue) {
-    String v = flags.get(name);
-    return v == null ? defaultValue : Path.of(v);
-  }
-
-  private static int integer(Map<String, String> flags, String name, int defaultValue) {
-    String v = flags.get(name);
-    if (v == null) {
-      return defaultValue;
-    }
+  private static int integer(Values values, String name) {
+    String v = values.required(name);
     try {
       return Integer.parseInt(v.trim());
     } catch (NumberFormatException e) {
@@ -358,14 +494,10 @@ public record DriverOptions(
     }
   }
 
-  private static <E extends Enum<E>> E choice(
-      Map<String, String> flags, String name, E defaultValue, E[] values) {
-    String v = flags.get(name);
-    if (v == null) {
-      return defaultValue;
-    }
+  private static <E extends Enum<E>> E choice(Values values, String name, E[] choices) {
+    String v = values.required(name);
     List<String> names = new ArrayList<>();
-    for (E e : values) {
+    for (E e : choices) {
       names.add(e.name().toLowerCase(Locale.ROOT));
       if (e.name().equalsIgnoreCase(v.trim())) {
         return e;
@@ -375,12 +507,8 @@ public record DriverOptions(
         "flag --" + name + " \"" + v + "\" must be one of " + String.join("|", names));
   }
 
-  /** Parses {@code 90s}, {@code 2m}, {@code 1h}, {@code 500ms} or ISO-8601 {@code PT30S}. */
-  static Duration duration(Map<String, String> flags, String name, Duration defaultValue) {
-    String v = flags.get(name);
-    if (v == null) {
-      return defaultValue;
-    }
+  private static Duration duration(Values values, String name) {
+    String v = values.required(name);
     try {
       return parseDuration(v);
     } catch (IllegalArgumentException | DateTimeParseException e) {
@@ -389,6 +517,7 @@ public record DriverOptions(
     }
   }
 
+  /** Parses {@code 90s}, {@code 2m}, {@code 1h}, {@code 500ms} or ISO-8601 {@code PT30S}. */
   static Duration parseDuration(String text) {
     String v = text.trim();
     if (v.startsWith("P") || v.startsWith("p")) {
@@ -404,12 +533,21 @@ public record DriverOptions(
     throw new IllegalArgumentException("no unit");
   }
 
-  /** Thrown by {@link #parse} for {@code --help}. */
+  /** The form {@link #parseDuration} reads: {@code 60s}, or {@code 1500ms}. */
+  static String formatDuration(Duration d) {
+    return d.toMillis() % 1000 == 0 ? d.toSeconds() + "s" : d.toMillis() + "ms";
+  }
+
+  private static String formatNumber(double n) {
+    return n == Math.rint(n) ? Long.toString((long) n) : Double.toString(n);
+  }
+
+  /** Thrown by {@link #parse} for {@code --help}; its message is the usage. */
   public static final class HelpRequested extends IllegalArgumentException {
     private static final long serialVersionUID = 1L;
 
-    HelpRequested() {
-      super(USAGE);
+    HelpRequested(String usage) {
+      super(usage);
     }
   }
 }

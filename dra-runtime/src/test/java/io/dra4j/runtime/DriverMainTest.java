@@ -115,13 +115,18 @@ class DriverMainTest {
             List.of("--health-port", "x"),
             Map.of(),
             Map.of("NODE_NAME", "n", "DRIVER_NAME", "gpu.example.com"),
+            System.out,
             new PrintStream(err, true, StandardCharsets.UTF_8));
     assertThat(rc).isEqualTo(2);
     assertThat(err.toString(StandardCharsets.UTF_8))
         .contains("flag --health-port \"x\" must be an integer");
     rc =
         DriverMain.run(
-            List.of(), Map.of(), Map.of(), new PrintStream(OutputStream.nullOutputStream()));
+            List.of(),
+            Map.of(),
+            Map.of(),
+            System.out,
+            new PrintStream(OutputStream.nullOutputStream()));
     assertThat(rc).isEqualTo(2);
   }
 
@@ -139,6 +144,7 @@ class DriverMainTest {
                     List.of("--node-name", "n", "--driver-name", "acme.example.com"),
                     Map.of(),
                     Map.of(),
+                    System.out,
                     new PrintStream(err, true, StandardCharsets.UTF_8)));
     assertThat(rc).isEqualTo(2);
     assertThat(err.toString(StandardCharsets.UTF_8)).startsWith("error: ");

@@ -242,4 +242,103 @@ class DriverOptionsTest {
                     Map.of("DRIVER_NAME", "d.io", "KUBECONFIG", "a:b")))
         .hasMessageContaining("lists several files");
   }
+
+  /** The help of each flag: its lines from the option's name to the next option. */
+  static Map<String, String> helpByFlag(String usage) {
+    Map<String, String> byFlag = new java.util.LinkedHashMap<>();
+    String current = null;
+    for (String line : usage.split("\n")) {
+      java.util.regex.Matcher m =
+          java.util.regex.Pattern.compile("^ {1,8}(?:-h, )?(--[a-z-]+)").matcher(line);
+      if (m.find()) {
+        current = m.group(1);
+        byFlag.put(current, line);
+      } else if (current != null && line.startsWith("   ")) {
+        byFlag.merge(current, line, (a, b) -> a + "\n" + b);
+      } else {
+        current = null;
+      }
+    }
+    return byFlag;
+  }
+
+  @Test
+  void helpListsEveryFlagWithItsDefaultAndItsEnvironmentVariable() {
+    String usage = DriverOptions.usage(Map.of("driver-name", "gpu.example.com"));
+    Map<String, String> help = helpByFlag(usage);
+    // flag -> what its help must say: the owners' constants, the launcher's default, the variable.
+    Map<String, List<String>> expected = new java.util.LinkedHashMap<>();
+    expected.put("--driver-name", List.of("default: gpu.example.com", "DRIVER_NAME"));
+    expected.put("--node-name", List.of("default: none, required", "NODE_NAME"));
+    expected.put("--kubeconfig", List.of("default: in-cluster configuration", "KUBECONFIG"));
+    expected.put(
+        "--registrar-dir",
+        List.of("default: " + io.dra4j.runtime.kubelet.SocketNames.DEFAULT_REGISTRAR_DIRECTORY));
+    expected.put("--plugin-dir", List.of("default: /var/lib/kubelet/plugins/<driver-name>"));
+    expected.put(
+        "--cdi-dir", List.of("default: " + io.dra4j.runtime.cdi.CdiSpecWriter.DEFAULT_DIRECTORY));
+    expected.put("--pod-uid", List.of("default: none, rolling updates off", "POD_UID"));
+    expected.put("--provider", List.of("default: the only one on the class path"));
+    expected.put("--sysfs-root", List.of("default: " + ProviderContext.DEFAULT_SYSFS_ROOT));
+    expected.put("--dev-root", List.of("default: " + ProviderContext.DEFAULT_DEV_ROOT));
+    expected.put("--health-port", List.of("default: " + DriverOptions.DEFAULT_HEALTH_PORT));
+    expected.put("--extended-resource-conflict", List.of("default: wait"));
+    expected.put("--health-taint-effect", List.of("default: NoSchedule"));
+    expected.put("--health-recovery-delay", List.of("default: 60s"));
+    expected.put("--device-metadata", List.of("default: false"));
+    expected.put("--no-warm-up", List.of("default: false"));
+    expected.put("--kube-api-qps", List.of("default: 50"));
+    expected.put("--kube-api-burst", List.of("default: 100"));
+    expected.put("--log-level", List.of("default: info", DriverOptions.LOG_LEVEL_ENV));
+    expected.put("--config", List.of("default: none"));
+    expected.put("--help", List.of());
+    assertThat(help.keySet())
+        .containsExactlyElementsOf(
+            java.util.stream.Stream.concat(
+                    java.util.stream.Stream.of("--help"),
+                    expected.keySet().stream().filter(f -> !f.equals("--help")))
+                .toList());
+    expected.forEach(
+        (flag, texts) -> {
+          for (String text : texts) {
+            assertThat(help.get(flag)).as(flag).contains(text);
+          }
+        });
+    // A flag without a variable names none; one with a variable says so on its default's line.
+    assertThat(help.get("--cdi-dir")).doesNotContain("environment variable");
+    assertThat(help.get("--node-name")).contains("; environment variable NODE_NAME");
+  }
+
+  @Test
+  void everyDefaultTheHelpShowsIsTheOneParseUses() {
+    DriverOptions o = parse(List.of("--node-name", "n"), DRIVER);
+    Map<String, String> help = helpByFlag(DriverOptions.usage(Map.of()));
+    assertThat(help.get("--registrar-dir")).contains("default: " + o.registrarDirectory());
+    assertThat(help.get("--cdi-dir")).contains("default: " + o.cdiDirectory());
+    assertThat(help.get("--health-port")).contains("default: " + o.healthPort());
+    assertThat(help.get("--health-recovery-delay"))
+        .contains("default: " + o.healthRecoveryDelay().toSeconds() + "s");
+    assertThat(help.get("--kube-api-burst")).contains("default: " + o.kubeApiBurst());
+    assertThat(help.get("--log-level"))
+        .contains("default: " + o.logLevel().name().toLowerCase(java.util.Locale.ROOT));
+  }
+
+  @Test
+  void helpIsRequestedNotAnError() {
+    assertThatThrownBy(() -> parse(List.of("--help"), Map.of()))
+        .isInstanceOf(DriverOptions.HelpRequested.class)
+        .hasMessageContaining("--kube-api-burst");
+  }
+
+  @Test
+  void theLogLevelComesFromTheFlagOrLogLevel() {
+    assertThat(parse(List.of("--node-name=n", "--log-level=debug"), DRIVER).logLevel())
+        .isEqualTo(org.slf4j.event.Level.DEBUG);
+    Map<String, String> env = new java.util.HashMap<>(DRIVER);
+    env.put("LOG_LEVEL", "WARN");
+    assertThat(parse(List.of("--node-name=n"), env).logLevel())
+        .isEqualTo(org.slf4j.event.Level.WARN);
+    assertThatThrownBy(() -> parse(List.of("--node-name=n", "--log-level=loud"), DRIVER))
+        .hasMessageContaining("flag --log-level: log level \"loud\" must be one of");
+  }
 }

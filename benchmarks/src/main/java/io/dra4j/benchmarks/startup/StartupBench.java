@@ -86,8 +86,8 @@ public final class StartupBench {
                 "-XX:MaxRAMPercentage=50",
                 "-XX:TieredStopAtLevel=1",
                 "-Xss512k"));
-    // Extra driver JVM flags, for a closer look: e.g. --jvm-arg
-    // -Dorg.slf4j.simpleLogger.showDateTime=true puts milliseconds since start on each log line.
+    // Extra driver JVM flags, for a closer look: e.g. --jvm-arg -Xlog:class+load. (The driver's
+    // log lines carry their time already: the launcher's LineLogging.)
     jvm.addAll(args(args, "--jvm-arg"));
     // Which configurations to run (default all): none, none+warm-up, archive, archive+warm-up.
     List<String> only = args(args, "--config");

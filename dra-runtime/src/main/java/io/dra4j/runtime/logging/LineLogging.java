@@ -34,6 +34,9 @@ public final class LineLogging implements SLF4JServiceProvider {
   private static volatile Level threshold = DEFAULT_LEVEL;
   private static volatile PrintStream out = System.err;
 
+  private static final String SIMPLE_LEVEL = "org.slf4j.simpleLogger.defaultLogLevel";
+  private static volatile boolean simpleLevelSetHere;
+
   private final IMarkerFactory markers = new BasicMarkerFactory();
   private final MDCAdapter mdc = new NOPMDCAdapter();
 
@@ -42,7 +45,7 @@ public final class LineLogging implements SLF4JServiceProvider {
 
   /**
    * Makes this binding SLF4J's, unless the class path brings one or {@code slf4j.provider} names
-   * one. Call it before anything asks SLF4J for a logger.
+   * one. Call it before anything asks SLF4J for a logger; calling it again sets the level.
    *
    * @return whether this binding is used; when not, the level is up to the other binding (for
    *     slf4j-simple it is passed on, unless its own property is set)
@@ -56,13 +59,18 @@ public final class LineLogging implements SLF4JServiceProvider {
         ServiceLoader.load(SLF4JServiceProvider.class).findFirst();
     if (other.isPresent()) {
       if (other.get().getClass().getName().equals("org.slf4j.simple.SimpleServiceProvider")
-          && System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
-        System.setProperty(
-            "org.slf4j.simpleLogger.defaultLogLevel", level.name().toLowerCase(Locale.ROOT));
+          && (simpleLevelSetHere || System.getProperty(SIMPLE_LEVEL) == null)) {
+        // Read when slf4j-simple starts: a later call counts only if nothing logged yet.
+        System.setProperty(SIMPLE_LEVEL, level.name().toLowerCase(Locale.ROOT));
+        simpleLevelSetHere = true;
       }
       return false;
     }
     System.setProperty("slf4j.provider", LineLogging.class.getName());
+    if (System.getProperty("slf4j.internal.verbosity") == null) {
+      // Otherwise SLF4J announces on standard error that it loads the provider just named.
+      System.setProperty("slf4j.internal.verbosity", "WARN");
+    }
     return true;
   }
 

@@ -758,7 +758,12 @@ public final class SlicePublisher implements AutoCloseable {
         errorHandler,
         DriverError.recoverable(
             DriverError.Source.SLICES,
-            "slice publisher: pool \"" + pool + "\": " + e.getMessage() + "; retrying with backoff",
+            "slice publisher: pool \""
+                + pool
+                + "\": "
+                + e.getMessage()
+                + "; retrying with backoff"
+                + whatToDo(e),
             e));
     enqueue(pool, System.nanoTime() + delay.toNanos());
   }
@@ -1038,6 +1043,19 @@ public final class SlicePublisher implements AutoCloseable {
   }
 
   // ---------------------------------------------------------------------------------------------
+
+  /** For a refusal the platform engineer fixes, what to check; otherwise nothing. */
+  static String whatToDo(Exception e) {
+    if (e instanceof KubeException k && (k.status() == 401 || k.status() == 403)) {
+      return k.status() == 401
+          ? " (the API server does not accept the driver's credentials: check its kubeconfig or"
+              + " ServiceAccount token)"
+          : " (the driver's ServiceAccount may not write ResourceSlices: check the ClusterRole"
+              + " and binding of its chart or deploy/ folder, and that the ValidatingAdmissionPolicy"
+              + " allows this node)";
+    }
+    return "";
+  }
 
   /** The listener used when none is set: errors go to the error handler, syncs to debug. */
   private static final class LoggingListener implements PublishListener {

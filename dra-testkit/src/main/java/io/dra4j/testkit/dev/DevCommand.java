@@ -6,6 +6,7 @@ import io.dra4j.api.device.DeviceAttribute;
 import io.dra4j.api.provider.DeviceProvider;
 import io.dra4j.runtime.DraDriver;
 import io.dra4j.runtime.DriverMain;
+import io.dra4j.runtime.DriverOptions;
 import io.dra4j.runtime.extendedresource.DeviceClassGenerator;
 import io.dra4j.runtime.files.AtomicFiles;
 import io.dra4j.runtime.kube.DeviceClass;
@@ -173,7 +174,7 @@ public final class DevCommand implements Callable<Integer> {
               switch (name) {
                 case "driver-name" -> env.get("DRIVER_NAME");
                 case "node-name" -> env.get("NODE_NAME");
-                case "log-level" -> env.get("LOG_LEVEL");
+                case "log-level" -> env.get(DriverOptions.LOG_LEVEL_ENV);
                 default -> null;
               };
           return fromEnv != null && !fromEnv.isBlank() ? fromEnv : defaults.get(name);
@@ -197,7 +198,7 @@ public final class DevCommand implements Callable<Integer> {
     // Before anything logs: the one-line binding, unless the class path brings its own.
     LineLogging.install(LineLogging.parseLevel(logLevel));
     Map<String, String> settings = new TreeMap<>(config);
-    settings.putAll(providerFlags(unmatched));
+    settings.putAll(DriverOptions.providerSettings(unmatched));
     String resourceName = extendedResourceName.orElse(driverName + "/device");
     String classYaml =
         DeviceClassGenerator.yaml(driverName, driverName, Optional.of(resourceName), List.of());
@@ -356,34 +357,6 @@ public final class DevCommand implements Callable<Integer> {
       }
     }
     return ref;
-  }
-
-  /** Provider settings given as {@code --KEY VALUE} or {@code --KEY=VALUE}. */
-  static Map<String, String> providerFlags(List<String> args) {
-    Map<String, String> settings = new TreeMap<>();
-    for (int i = 0; i < args.size(); i++) {
-      String a = args.get(i);
-      if (!a.startsWith("--") || a.length() == 2) {
-        throw new IllegalArgumentException(
-            "unexpected argument \"" + a + "\": provider settings have the form --KEY VALUE");
-      }
-      int eq = a.indexOf('=');
-      String key;
-      String value;
-      if (eq > 0) {
-        key = a.substring(2, eq);
-        value = a.substring(eq + 1);
-      } else if (i + 1 < args.size() && !args.get(i + 1).startsWith("--")) {
-        key = a.substring(2);
-        value = args.get(++i);
-      } else {
-        throw new IllegalArgumentException("flag " + a + " needs a value");
-      }
-      if (settings.putIfAbsent(key, value) != null) {
-        throw new IllegalArgumentException("flag --" + key + " is given twice");
-      }
-    }
-    return settings;
   }
 
   private static String describe(Device d) {

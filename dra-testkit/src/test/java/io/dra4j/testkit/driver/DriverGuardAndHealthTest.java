@@ -174,7 +174,11 @@ class DriverGuardAndHealthTest {
         CompletableFuture.supplyAsync(
             () ->
                 DriverMain.run(
-                    args, Map.of(), Map.of(), new PrintStream(err, true, StandardCharsets.UTF_8)));
+                    args,
+                    Map.of(),
+                    Map.of(),
+                    System.out,
+                    new PrintStream(err, true, StandardCharsets.UTF_8)));
 
     assertThat(exit.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(1);
     assertThat(err.toString(StandardCharsets.UTF_8))

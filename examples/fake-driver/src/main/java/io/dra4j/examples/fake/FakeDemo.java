@@ -19,6 +19,7 @@ import io.dra4j.runtime.kube.KubeJson;
 import io.dra4j.runtime.kube.Pod;
 import io.dra4j.runtime.kube.ResourceClaim;
 import io.dra4j.runtime.kube.ResourceSlice;
+import io.dra4j.runtime.logging.LineLogging;
 import io.dra4j.testkit.kubelet.ClaimResult;
 import io.dra4j.testkit.kubelet.DeviceHealthReport;
 import io.dra4j.testkit.kubelet.DeviceResult;
@@ -37,6 +38,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
+import org.slf4j.event.Level;
 
 /**
  * The demo: the Kubernetes 1.37 extended-resource story end to end on one machine.
@@ -102,7 +104,7 @@ final class FakeDemo {
       }
     }
     // The story goes to stdout; the components' own logs would drown it.
-    System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+    LineLogging.install(Level.WARN);
     try {
       new FakeDemo(out, quiet).play(keep, cluster);
       return 0;

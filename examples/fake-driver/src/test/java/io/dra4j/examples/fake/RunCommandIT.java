@@ -57,14 +57,6 @@ class RunCommandIT {
         kubeconfig.toString());
     await(() -> Files.exists(kubeconfig) && Files.size(kubeconfig) > 0, "kubeconfig written");
 
-    try (HttpKubeClient admin = KubeClients.fromKubeconfig(kubeconfig)) {
-      admin.create(
-          Node.TYPE,
-          KubeJson.mapper()
-              .convertValue(
-                  Map.of("apiVersion", "v1", "kind", "Node", "metadata", Map.of("name", "node-1")),
-                  Node.class));
-    }
     Path registry = Files.createDirectories(dir.resolve("registry"));
     Path plugins = dir.resolve("plugins");
     int healthPort;
@@ -96,6 +88,27 @@ class RunCommandIT {
             "gpu-2",
             "--flap-period",
             "300ms");
+    // No Node yet: the jar has no SLF4J binding but the launcher's, which logs one line per event,
+    // and the missing Node is a warning that says what to do.
+    await(
+        () ->
+            log("driver.log")
+                .lines()
+                .anyMatch(
+                    l ->
+                        l.matches("^\\d{4}-\\d\\d-\\d\\dT\\S+Z WARN  \\S+: slice publisher: .*")
+                            && l.contains("Node \"node-1\" does not exist")
+                            && l.contains("check --node-name")),
+        "the missing Node's warning");
+    assertThat(log("driver.log")).doesNotContain("SLF4J");
+    try (HttpKubeClient admin = KubeClients.fromKubeconfig(kubeconfig)) {
+      admin.create(
+          Node.TYPE,
+          KubeJson.mapper()
+              .convertValue(
+                  Map.of("apiVersion", "v1", "kind", "Node", "metadata", Map.of("name", "node-1")),
+                  Node.class));
+    }
     try (KubeletSimulator kubelet = KubeletSimulator.start(registry);
         HttpKubeClient client = KubeClients.fromKubeconfig(kubeconfig)) {
       PluginInstance plugin = kubelet.awaitPlugin("gpu.example.com", Duration.ofSeconds(60));

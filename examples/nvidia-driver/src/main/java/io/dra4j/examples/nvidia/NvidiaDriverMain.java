@@ -13,18 +13,23 @@ import io.dra4j.api.provider.ProviderContext;
 import io.dra4j.nvidia.NvidiaDeviceProvider;
 import io.dra4j.nvidia.NvidiaDiscoverCommand;
 import io.dra4j.runtime.DriverMain;
+import io.dra4j.runtime.DriverOptions;
+import io.dra4j.runtime.Launcher;
 import io.dra4j.runtime.cdi.CdiKind;
 import io.dra4j.runtime.cdi.ClaimSpec;
-import io.dra4j.runtime.doctor.Doctor;
-import io.dra4j.runtime.extendedresource.DeviceClassGenerator;
 import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.Arrays;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * {@code java -jar nvidia-dra-driver.jar run|discover|deviceclass|doctor ...}: an NVIDIA GPU DRA
@@ -45,63 +50,118 @@ public final class NvidiaDriverMain {
   private NvidiaDriverMain() {}
 
   public static void main(String[] args) {
-    System.exit(run(Arrays.asList(args), System.getenv(), System.out, System.err));
+    launcher().main(args);
+  }
+
+  static Launcher launcher() {
+    return Launcher.named("nvidia-dra-driver.jar")
+        .defaults(
+            Map.of("provider", "nvidia", "driver-name", NvidiaDiscoverCommand.DEFAULT_DRIVER_NAME))
+        .command(
+            "discover",
+            "ask NVML once and print what this node would publish, and a sample CDI spec",
+            Discover::run);
   }
 
   static int run(List<String> args, Map<String, String> env, PrintStream out, PrintStream err) {
-    if (args.isEmpty()) {
-      err.println("usage: java -jar nvidia-dra-driver.jar run|discover|deviceclass|doctor [flags]");
-      return 2;
+    return launcher().run(args, env, out, err);
+  }
+
+  /** {@code discover}: its flags; any other {@code --KEY VALUE} is a provider setting. */
+  @Command(
+      name = "discover",
+      sortOptions = false,
+      usageHelpWidth = 100,
+      description = {
+        "Talks to NVML once and prints what this node would publish (JSON), then the CDI spec a"
+            + " claim for the first GPU would get.",
+        "Any other --KEY VALUE is a provider setting, e.g. --driver-root /run/nvidia/driver."
+      })
+  static final class Discover implements Callable<Integer> {
+    @Option(
+        names = {"-h", "--help"},
+        usageHelp = true,
+        description = "print this help")
+    boolean help;
+
+    @Option(
+        names = "--driver-name",
+        paramLabel = "NAME",
+        description = {
+          "the DRA driver name",
+          "default: ${DEFAULT-VALUE}; environment variable DRIVER_NAME"
+        })
+    String driverName;
+
+    @Option(
+        names = "--node-name",
+        paramLabel = "NAME",
+        description = {"this node", "default: ${DEFAULT-VALUE}; environment variable NODE_NAME"})
+    String nodeName;
+
+    @CommandLine.Unmatched List<String> settings = new ArrayList<>();
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    private final Map<String, String> env;
+    private final PrintStream out;
+    private final PrintStream err;
+
+    private Discover(Map<String, String> env, PrintStream out, PrintStream err) {
+      this.env = env;
+      this.out = out;
+      this.err = err;
     }
-    List<String> rest = args.subList(1, args.size());
-    switch (args.get(0)) {
-      case "run":
-        return DriverMain.run(
-            rest,
-            Map.of("provider", "nvidia", "driver-name", NvidiaDiscoverCommand.DEFAULT_DRIVER_NAME),
-            env,
-            err);
-      case "discover":
-        return discover(rest, env, out, err);
-      case DeviceClassGenerator.COMMAND:
-        return DeviceClassGenerator.run(
-            rest, Map.of("driver-name", NvidiaDiscoverCommand.DEFAULT_DRIVER_NAME), env, out, err);
-      case Doctor.COMMAND:
-        return Doctor.run(rest, env, out, err);
-      default:
-        err.println(
-            "unknown command \"" + args.get(0) + "\": use run, discover, deviceclass or doctor");
-        return 2;
+
+    static int run(
+        List<String> args,
+        Map<String, String> defaults,
+        Map<String, String> env,
+        PrintStream out,
+        PrintStream err) {
+      CommandLine cli = new CommandLine(new Discover(env, out, err));
+      cli.setUnmatchedArgumentsAllowed(true);
+      cli.setUnmatchedOptionsArePositionalParams(false);
+      cli.setExpandAtFiles(false);
+      // The built-in defaults, shown by --help; the environment is read in call().
+      cli.setDefaultValueProvider(
+          option ->
+              switch (((CommandLine.Model.OptionSpec) option).longestName()) {
+                case "--driver-name" ->
+                    defaults.getOrDefault("driver-name", NvidiaDiscoverCommand.DEFAULT_DRIVER_NAME);
+                case "--node-name" -> hostName();
+                default -> null;
+              });
+      cli.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
+      cli.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
+      cli.setExecutionExceptionHandler(
+          (e, c, parsed) -> {
+            c.getErr().println("error: " + e.getMessage());
+            return e instanceof IllegalArgumentException ? Launcher.EXIT_USAGE : 1;
+          });
+      return cli.execute(args.toArray(String[]::new));
+    }
+
+    @Override
+    public Integer call() {
+      return discover(
+          flagOrEnv("--driver-name", driverName, "DRIVER_NAME"),
+          flagOrEnv("--node-name", nodeName, "NODE_NAME"),
+          DriverOptions.providerSettings(settings),
+          out,
+          err);
+    }
+
+    /** The flag, else its variable (a blank one counts as unset), else the default. */
+    private String flagOrEnv(String flag, String value, String variable) {
+      String fromEnv = env.get(variable);
+      boolean given = spec.commandLine().getParseResult().hasMatchedOption(flag);
+      return given || fromEnv == null || fromEnv.isBlank() ? value : fromEnv;
     }
   }
 
   private static int discover(
-      List<String> args, Map<String, String> env, PrintStream out, PrintStream err) {
-    Map<String, String> config = new TreeMap<>();
-    for (int i = 0; i < args.size(); i++) {
-      String a = args.get(i);
-      if (!a.startsWith("--")) {
-        err.println("error: unexpected argument \"" + a + "\"; settings are --KEY VALUE");
-        return 2;
-      }
-      int eq = a.indexOf('=');
-      if (eq > 0) {
-        config.put(a.substring(2, eq), a.substring(eq + 1));
-      } else if (i + 1 < args.size()) {
-        config.put(a.substring(2), args.get(++i));
-      } else {
-        err.println("error: flag " + a + " needs a value");
-        return 2;
-      }
-    }
-    String driver =
-        Optional.ofNullable(config.remove("driver-name"))
-            .or(() -> Optional.ofNullable(env.get("DRIVER_NAME")))
-            .orElse(NvidiaDiscoverCommand.DEFAULT_DRIVER_NAME);
-    String node =
-        Optional.ofNullable(config.remove("node-name"))
-            .or(() -> Optional.ofNullable(env.get("NODE_NAME")))
-            .orElseGet(NvidiaDriverMain::hostName);
+      String driver, String node, Map<String, String> config, PrintStream out, PrintStream err) {
     ProviderContext context =
         ProviderContext.builder(driver, node)
             .config(config)

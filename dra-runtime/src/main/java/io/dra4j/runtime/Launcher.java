@@ -1,0 +1,185 @@
+package io.dra4j.runtime;
+
+import io.dra4j.runtime.doctor.Doctor;
+import io.dra4j.runtime.extendedresource.DeviceClassGenerator;
+import io.dra4j.runtime.logging.LineLogging;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.PositionalParamSpec;
+import picocli.CommandLine.ParseResult;
+
+/**
+ * A driver's command line, {@code java -jar <driver>.jar COMMAND [flags]}: the commands every
+ * driver has ({@code run}, the driver as its DaemonSet runs it; {@code deviceclass}, its
+ * DeviceClass; {@code doctor}, the migration doctor) and those a vendor's {@code main} adds or
+ * replaces, each with its own {@code --help}.
+ *
+ * <pre>{@code
+ * public static void main(String[] args) {
+ *   Launcher.named("acme-driver.jar")
+ *       .defaults(Map.of("driver-name", "accel.acme.example"))
+ *       .command("dev", "the driver on this machine, no cluster", DevCommand::run)
+ *       .main(args);
+ * }
+ * }</pre>
+ *
+ * <p>Before any command runs, {@link LineLogging} becomes SLF4J's binding (unless the class path
+ * brings one), at the level of {@code LOG_LEVEL}; {@code run --log-level} then sets it.
+ */
+public final class Launcher {
+  /** Usage errors: an unknown command or flag, a bad value. */
+  public static final int EXIT_USAGE = 2;
+
+  /** One command: its own flags in, an exit status out. */
+  @FunctionalInterface
+  public interface Command {
+    /**
+     * Runs the command.
+     *
+     * @param args what follows the command's name
+     * @param defaults the launcher's defaults by flag name without dashes, for the flags the
+     *     command shares with {@code run} (e.g. {@code driver-name})
+     * @param env the environment
+     * @return the exit status
+     */
+    int run(
+        List<String> args,
+        Map<String, String> defaults,
+        Map<String, String> env,
+        PrintStream out,
+        PrintStream err);
+  }
+
+  private record Entry(String description, Command command) {}
+
+  private final String name;
+  private final Map<String, Entry> commands = new LinkedHashMap<>();
+  private Map<String, String> defaults = Map.of();
+
+  private Launcher(String name) {
+    this.name = name;
+    command("run", "the DRA driver, as its DaemonSet runs it", DriverMain::run);
+    command(
+        DeviceClassGenerator.COMMAND,
+        "print a DeviceClass for this driver's devices",
+        DeviceClassGenerator::run);
+    command(
+        Doctor.COMMAND,
+        "check a cluster's migration from device plugins to DRA, read-only",
+        (args, d, env, out, err) -> Doctor.run(args, env, out, err));
+  }
+
+  /** A launcher with the built-in commands; {@code name} is how its usage names the program. */
+  public static Launcher named(String name) {
+    return new Launcher(Objects.requireNonNull(name, "name"));
+  }
+
+  /**
+   * The launcher's own defaults, by flag name without dashes ({@code driver-name}, {@code
+   * provider}, ...): used when neither the flag nor its environment variable is given, and shown by
+   * {@code run --help}. Default: none.
+   */
+  public Launcher defaults(Map<String, String> defaults) {
+    this.defaults = Map.copyOf(defaults);
+    return this;
+  }
+
+  /**
+   * Adds a command, or replaces the one of that name; listed by {@code --help} in the order added.
+   *
+   * @param description one line for the list of commands
+   */
+  public Launcher command(String name, String description, Command command) {
+    commands.put(
+        Objects.requireNonNull(name, "name"),
+        new Entry(Objects.requireNonNull(description), Objects.requireNonNull(command)));
+    return this;
+  }
+
+  /** Runs the command named by {@code args[0]} and exits the JVM with its status. */
+  public void main(String[] args) {
+    System.exit(run(Arrays.asList(args), System.getenv(), System.out, System.err));
+  }
+
+  /**
+   * Runs the command named by {@code args.get(0)}.
+   *
+   * @return its exit status; 0 for {@code --help}, {@link #EXIT_USAGE} for no or an unknown command
+   */
+  public int run(List<String> args, Map<String, String> env, PrintStream out, PrintStream err) {
+    // Before anything asks SLF4J for a logger (many classes do when they load).
+    LineLogging.install(levelFrom(env));
+    CommandLine cli = commandLine(out, err);
+    ParseResult parsed;
+    try {
+      parsed = cli.parseArgs(args.toArray(String[]::new));
+    } catch (CommandLine.ParameterException e) {
+      err.println("error: " + e.getMessage());
+      err.println(cli.getUsageMessage(CommandLine.Help.Ansi.OFF).stripTrailing());
+      return EXIT_USAGE;
+    }
+    if (parsed.isUsageHelpRequested()) {
+      out.println(cli.getUsageMessage(CommandLine.Help.Ansi.OFF).stripTrailing());
+      return 0;
+    }
+    if (!parsed.hasSubcommand()) {
+      err.println(cli.getUsageMessage(CommandLine.Help.Ansi.OFF).stripTrailing());
+      return EXIT_USAGE;
+    }
+    ParseResult sub = parsed.subcommand();
+    List<String> rest = sub.matchedPositionalValue(0, new ArrayList<String>());
+    return commands.get(sub.commandSpec().name()).command().run(rest, defaults, env, out, err);
+  }
+
+  private CommandLine commandLine(PrintStream out, PrintStream err) {
+    CommandSpec top = CommandSpec.create().name(name);
+    top.usageMessage()
+        .synopsisSubcommandLabel("COMMAND")
+        .footer("", "Each command's flags: " + name + " COMMAND --help");
+    top.addOption(
+        CommandLine.Model.OptionSpec.builder("-h", "--help")
+            .usageHelp(true)
+            .description("print this help")
+            .build());
+    CommandLine cli = new CommandLine(top);
+    for (Map.Entry<String, Entry> c : commands.entrySet()) {
+      // The command parses its own flags (and its --help): hand it everything after its name.
+      CommandSpec spec = CommandSpec.create().name(c.getKey());
+      spec.usageMessage().description(c.getValue().description());
+      spec.addPositional(
+          PositionalParamSpec.builder()
+              .arity("0..*")
+              .type(List.class)
+              .auxiliaryTypes(String.class)
+              .hidden(true)
+              .build());
+      spec.parser().unmatchedOptionsArePositionalParams(true);
+      cli.addSubcommand(c.getKey(), spec);
+    }
+    cli.setExpandAtFiles(false);
+    cli.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
+    cli.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
+    return cli;
+  }
+
+  /** {@code LOG_LEVEL}, when it names a level; a bad one is reported by the command's parser. */
+  private static org.slf4j.event.Level levelFrom(Map<String, String> env) {
+    String value = env.get(DriverOptions.LOG_LEVEL_ENV);
+    try {
+      return value == null || value.isBlank()
+          ? LineLogging.DEFAULT_LEVEL
+          : LineLogging.parseLevel(value);
+    } catch (IllegalArgumentException e) {
+      return LineLogging.DEFAULT_LEVEL;
+    }
+  }
+}
