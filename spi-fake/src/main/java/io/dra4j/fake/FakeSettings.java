@@ -1,5 +1,6 @@
 package io.dra4j.fake;
 
+import io.dra4j.api.device.PciBusId;
 import io.dra4j.api.device.Quantity;
 import io.dra4j.api.provider.ProviderContext;
 import java.nio.charset.StandardCharsets;
@@ -53,8 +54,6 @@ record FakeSettings(
   static final String PARTITION_TYPE_SUFFIX = "-partition";
   static final Duration MIN_FLAP_PERIOD = Duration.ofMillis(10);
 
-  private static final Pattern BDF =
-      Pattern.compile("[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\\.[0-9a-f]");
   private static final Pattern SHORT_DURATION = Pattern.compile("([0-9]{1,9})(ms|s|m|h)");
   private static final Pattern MODE = Pattern.compile("[a-z0-9]([-a-z0-9]{0,18}[a-z0-9])?");
   private static final Pattern DEVICE_NAME = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
@@ -282,7 +281,7 @@ record FakeSettings(
       List<String> functions = new ArrayList<>();
       for (String part : device.split("\\+", -1)) {
         String id = part.strip().toLowerCase(Locale.ROOT);
-        if (!BDF.matcher(id).matches()) {
+        if (!PciBusId.isCanonical(id)) {
           throw invalid(
               FakeDeviceProvider.CONFIG_PCI_BUS_IDS,
               v,

@@ -2,6 +2,7 @@ package io.dra4j.numa;
 
 import io.dra4j.api.device.Device;
 import io.dra4j.api.device.DeviceAttribute;
+import io.dra4j.api.device.PciBusId;
 import io.dra4j.api.device.StandardAttributes;
 import io.dra4j.api.provider.DeviceEnricher;
 import io.dra4j.api.provider.ProviderContext;

@@ -1,5 +1,6 @@
 package io.dra4j.numa;
 
+import io.dra4j.api.device.PciBusId;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.dra4j.api.device.Device;
 import io.dra4j.api.device.DeviceAttribute;
+import io.dra4j.api.device.PciBusId;
 import io.dra4j.api.device.StandardAttributes;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -1,5 +1,6 @@
 package io.dra4j.nvidia;
 
+import io.dra4j.api.device.PciBusId;
 import io.dra4j.nvidia.nvml.Nvml;
 import io.dra4j.nvidia.nvml.Nvml.ComputeInstanceProfile;
 import io.dra4j.nvidia.nvml.Nvml.DeviceHandle;
@@ -9,10 +10,7 @@ import io.dra4j.nvidia.nvml.Nvml.Placement;
 import io.dra4j.nvidia.nvml.NvmlException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,9 +25,6 @@ final class GpuDiscovery {
   static final int GPU_INSTANCE_PROFILE_LIMIT = 32;
 
   static final int COMPUTE_INSTANCE_PROFILE_LIMIT = 16;
-
-  private static final Pattern BUS_ID =
-      Pattern.compile("([0-9a-fA-F]{1,8}):([0-9a-fA-F]{2}):([0-9a-fA-F]{2})\\.([0-7])");
 
   private static final String[] BRANDS = {
     "Unknown",
@@ -246,22 +241,12 @@ final class GpuDiscovery {
 
   /**
    * NVML's bus id ({@code 00000000:07:00.0}) in the standard attribute's form: lower-case, the
-   * domain with at least four digits, as sysfs names the device ({@code 0000:07:00.0}).
+   * domain in four digits, as sysfs names the device ({@code 0000:07:00.0}).
+   *
+   * @throws IllegalArgumentException when it is no PCI address the standard form can express
    */
   static String pciBusId(String nvmlBusId) {
-    Matcher m = BUS_ID.matcher(nvmlBusId.trim());
-    if (!m.matches()) {
-      throw new IllegalArgumentException(
-          "PCI bus id \"" + nvmlBusId + "\" is not domain:bus:dev.fn");
-    }
-    return String.format(
-            Locale.ROOT,
-            "%04x:%s:%s.%s",
-            Long.parseLong(m.group(1), 16),
-            m.group(2),
-            m.group(3),
-            m.group(4))
-        .toLowerCase(Locale.ROOT);
+    return PciBusId.parse(nvmlBusId).value();
   }
 
   private List<GpuInstanceProfile> profiles(DeviceHandle h) {

@@ -3,7 +3,11 @@ package io.dra4j.runtime.extendedresource;
 import io.dra4j.runtime.kube.DeviceClass;
 import io.dra4j.runtime.kube.KubeNames;
 import io.dra4j.runtime.slices.Limits;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 
@@ -11,8 +15,9 @@ import java.util.Locale;
  * The name rules of KEP-5004 (Kubernetes' {@code IsExtendedResourceName} and the implicit name of a
  * DeviceClass). Each check returns the broken rules as phrases, empty when the name is fine.
  *
- * <p>Public so that the migration doctor ({@code io.dra4j.runtime.doctor}) applies the guard's
- * rules instead of a copy of them.
+ * <p>Also the scheduler's choice among classes that map the same name ({@link #SCHEDULER_ORDER}).
+ * Public so that the migration doctor ({@code io.dra4j.runtime.doctor}) and the test kit's
+ * scheduler apply the guard's rules instead of copies of them.
  */
 public final class ExtendedResourceNames {
   private ExtendedResourceNames() {}
@@ -66,6 +71,27 @@ public final class ExtendedResourceNames {
     return KubeNames.qualifiedName(className).stream()
         .map(p -> "the class name cannot be the name part of an extended resource name: " + p)
         .toList();
+  }
+
+  /**
+   * The scheduler's preference among classes that map one explicit name: the newest ({@code
+   * metadata.creationTimestamp}) first, on equal times the lexicographically first name; a missing
+   * or unreadable creation time counts as the earliest.
+   */
+  public static final Comparator<DeviceClass> SCHEDULER_ORDER =
+      Comparator.comparing(ExtendedResourceNames::created, Comparator.reverseOrder())
+          .thenComparing(c -> c.metadata().name());
+
+  private static Instant created(DeviceClass c) {
+    String t = c.metadata().creationTimestamp();
+    if (t.isEmpty()) {
+      return Instant.MIN;
+    }
+    try {
+      return OffsetDateTime.parse(t).toInstant();
+    } catch (DateTimeParseException e) {
+      return Instant.MIN;
+    }
   }
 
   /** The implicit name of a class. */

@@ -14,9 +14,6 @@ import io.dra4j.runtime.extendedresource.GuardReport.UnusableName;
 import io.dra4j.runtime.kube.DeviceClass;
 import io.dra4j.runtime.kube.DeviceSelector;
 import io.dra4j.runtime.kube.Node;
-import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -91,30 +88,13 @@ public final class GuardEvaluator {
     byExplicit.forEach(
         (n, list) -> {
           List<DeviceClass> ordered = new ArrayList<>(list);
-          ordered.sort(SCHEDULER_ORDER);
+          ordered.sort(ExtendedResourceNames.SCHEDULER_ORDER);
           effective.put(n, ordered.get(0));
           if (ordered.size() > 1) {
             duplicates.put(n, List.copyOf(ordered));
           }
         });
     return new Mapping(effective, duplicates, unusable);
-  }
-
-  /** The scheduler's preference among classes with one name: newest first, then by name. */
-  static final Comparator<DeviceClass> SCHEDULER_ORDER =
-      Comparator.comparing((DeviceClass c) -> created(c), Comparator.reverseOrder())
-          .thenComparing(c -> c.metadata().name());
-
-  private static Instant created(DeviceClass c) {
-    String t = c.metadata().creationTimestamp();
-    if (t.isEmpty()) {
-      return Instant.MIN;
-    }
-    try {
-      return OffsetDateTime.parse(t).toInstant();
-    } catch (DateTimeParseException e) {
-      return Instant.MIN;
-    }
   }
 
   /**

@@ -7,6 +7,7 @@ import io.dra4j.api.device.DeviceAttribute;
 import io.dra4j.api.device.DeviceCounterConsumption;
 import io.dra4j.api.device.NodeAllocatableResource;
 import io.dra4j.api.device.NodeSelector;
+import io.dra4j.api.device.PciBusId;
 import io.dra4j.api.device.Quantity;
 import io.dra4j.api.device.StandardAttributes;
 import io.dra4j.api.provider.Inventory;
@@ -60,8 +61,6 @@ import java.util.regex.Pattern;
 public final class PoolValidator {
   private PoolValidator() {}
 
-  private static final Pattern BDF =
-      Pattern.compile("[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\\.[0-9a-f]");
   private static final Pattern PCIE_ROOT = Pattern.compile("pci[0-9a-f]{4}:[0-9a-f]{2}");
   private static final int MAX_NUMA_NODE = 1023;
   private static final Set<String> NODE_SELECTOR_OPERATORS =
@@ -480,7 +479,7 @@ public final class PoolValidator {
       switch (name) {
         case StandardAttributes.PCI_BUS_ID -> {
           if (!(value instanceof DeviceAttribute.StringValue s)
-              || !BDF.matcher(s.value()).matches()) {
+              || !PciBusId.isCanonical(s.value())) {
             r.error(
                 dev,
                 path,

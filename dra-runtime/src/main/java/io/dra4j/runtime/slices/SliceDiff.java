@@ -32,7 +32,7 @@ import java.util.Optional;
  *       endless update loop.
  * </ul>
  */
-public final class SliceDiff {
+final class SliceDiff {
   private SliceDiff() {}
 
   private static final Duration TAINT_TIME_TOLERANCE = Duration.ofSeconds(1);

@@ -13,7 +13,7 @@ import java.util.TreeMap;
  * @param obsolete existing slices that match no desired index (to be deleted)
  * @param <T> the slice type (a ResourceSlice, or just a name)
  */
-public record SliceMatch<T>(Map<Integer, T> matched, List<T> obsolete) {
+record SliceMatch<T>(Map<Integer, T> matched, List<T> obsolete) {
   public SliceMatch {
     matched = Collections.unmodifiableMap(new TreeMap<>(matched));
     obsolete = List.copyOf(obsolete);

@@ -102,7 +102,7 @@ public final class SliceNames {
    * @param name how to get a slice's {@code metadata.name}
    * @param sliceCount the number of desired slices
    */
-  public static <T> SliceMatch<T> match(
+  static <T> SliceMatch<T> match(
       List<T> existing, Function<? super T, String> name, int sliceCount) {
     Map<Integer, T> matched = new TreeMap<>();
     List<T> obsolete = new ArrayList<>();

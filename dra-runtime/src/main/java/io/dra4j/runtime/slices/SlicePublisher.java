@@ -38,8 +38,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Keeps a driver's ResourceSlices on the API server equal to the pools it last {@linkplain #publish
  * published}, writing only what changed. The stateful edge around the pure core ({@link
- * PoolValidator}, {@link SliceLayout}, {@link SliceNames}, {@link SliceDiff}, {@link
- * DroppedFields}, and the planning rules of {@code SyncPlanner}).
+ * PoolValidator}, {@link SliceLayout}, {@link SliceNames}, {@link DroppedFields}, and the change
+ * detection of {@code SliceDiff} and planning rules of {@code SyncPlanner}).
  *
  * <pre>{@code
  * SlicePublisher publisher =

@@ -1,6 +1,7 @@
 package io.dra4j.testkit.allocator;
 
 import io.dra4j.api.device.Quantity;
+import io.dra4j.runtime.extendedresource.ExtendedResourceNames;
 import io.dra4j.runtime.kube.DeviceClaim;
 import io.dra4j.runtime.kube.DeviceClass;
 import io.dra4j.runtime.kube.DeviceRequest;
@@ -11,8 +12,6 @@ import io.dra4j.runtime.kube.Pod;
 import io.dra4j.runtime.kube.ResourceClaim;
 import io.dra4j.runtime.kube.ResourceClaimSpec;
 import java.math.BigDecimal;
-import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -25,7 +24,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.regex.Pattern;
 
 /**
  * Which extended resource names DeviceClasses back (KEP-5004, DRAExtendedResource), and the claim
@@ -44,17 +42,16 @@ import java.util.regex.Pattern;
  *       missing or unreadable creation time counts as earliest.
  * </ul>
  *
+ * <p>The name rules and the order are the runtime's ({@link ExtendedResourceNames}), the same the
+ * driver's extended-resource guard applies, so the test kit's scheduler and the guard cannot
+ * disagree.
+ *
  * <p>Immutable.
  */
 public final class ExtendedResourceMapping {
 
   /** The annotation on the scheduler's claim. */
   public static final String CLAIM_ANNOTATION = ResourceClaim.EXTENDED_RESOURCE_CLAIM_ANNOTATION;
-
-  private static final Pattern NAME_PART =
-      Pattern.compile("([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]");
-  private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
-  private static final String REQUESTS_PREFIX = "requests.";
 
   private final Map<String, DeviceClass> byName;
   private final List<String> notes;
@@ -98,13 +95,9 @@ public final class ExtendedResourceMapping {
         }
       }
     }
-    Comparator<DeviceClass> preference =
-        Comparator.comparing(ExtendedResourceMapping::created)
-            .reversed()
-            .thenComparing(c -> c.metadata().name());
     for (Map.Entry<String, List<DeviceClass>> e : explicit.entrySet()) {
       List<DeviceClass> candidates = new ArrayList<>(e.getValue());
-      candidates.sort(preference);
+      candidates.sort(ExtendedResourceNames.SCHEDULER_ORDER);
       DeviceClass winner = candidates.get(0);
       mapping.put(e.getKey(), winner);
       for (DeviceClass loser : candidates.subList(1, candidates.size())) {
@@ -123,10 +116,9 @@ public final class ExtendedResourceMapping {
 
   /** {@code deviceclass.resource.kubernetes.io/<class>} when a pod can request that name. */
   public static Optional<String> implicitName(String className) {
-    if (className.length() > 63 || !NAME_PART.matcher(className).matches()) {
-      return Optional.empty();
-    }
-    return Optional.of(DeviceClass.IMPLICIT_EXTENDED_RESOURCE_PREFIX + className);
+    return ExtendedResourceNames.implicit(className).isEmpty()
+        ? Optional.of(ExtendedResourceNames.implicitName(className))
+        : Optional.empty();
   }
 
   /**
@@ -135,44 +127,7 @@ public final class ExtendedResourceMapping {
    * requests.}, and {@code requests.<name>} must be a qualified name.
    */
   static String extendedResourceNameProblem(String name) {
-    if (!name.contains("/")) {
-      return "an extended resource name needs a domain (example.com/gpu)";
-    }
-    if (name.contains("kubernetes.io/")) {
-      return "the kubernetes.io domain is reserved";
-    }
-    if (name.startsWith(REQUESTS_PREFIX)) {
-      return "must not start with \"requests.\"";
-    }
-    String quota = REQUESTS_PREFIX + name;
-    int slash = quota.indexOf('/');
-    String prefix = quota.substring(0, slash);
-    String part = quota.substring(slash + 1);
-    if (part.length() > 63 || !NAME_PART.matcher(part).matches()) {
-      return "the name part must be at most 63 characters of [A-Za-z0-9_.-], starting and ending"
-          + " alphanumeric";
-    }
-    if (prefix.length() > 253) {
-      return "the domain must be at most 253 characters";
-    }
-    for (String label : prefix.split("\\.", -1)) {
-      if (label.length() > 63 || !DNS_LABEL.matcher(label).matches()) {
-        return "the domain must be a DNS subdomain";
-      }
-    }
-    return "";
-  }
-
-  private static Instant created(DeviceClass c) {
-    String t = c.metadata().creationTimestamp();
-    if (t.isEmpty()) {
-      return Instant.MIN;
-    }
-    try {
-      return Instant.parse(t);
-    } catch (DateTimeParseException e) {
-      return Instant.MIN;
-    }
+    return String.join("; ", ExtendedResourceNames.explicit(name));
   }
 
   /** The class backing this extended resource name. */
