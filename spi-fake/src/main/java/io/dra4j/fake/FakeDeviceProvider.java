@@ -268,7 +268,7 @@ public final class FakeDeviceProvider
   public PrepareResult prepare(ClaimAllocation allocation) throws DeviceException {
     Discovered now = discovered;
     if (now == null) {
-      throw new DeviceException("claim " + allocation.claim() + ": no devices discovered yet");
+      throw new DeviceException("no devices discovered yet");
     }
     FakeInventory inv = now.inventory();
     FakeSettings s = now.settings();
@@ -286,14 +286,7 @@ public final class FakeDeviceProvider
         String holder = exclusive.get(d.pool() + "/" + d.device());
         if (holder != null && !holder.equals(uid) && takesExclusively(d)) {
           throw new DeviceException(
-              "claim "
-                  + allocation.claim()
-                  + ": device "
-                  + d.pool()
-                  + "/"
-                  + d.device()
-                  + " is already prepared for claim "
-                  + holder);
+              "device " + d.pool() + "/" + d.device() + " is already prepared for claim " + holder);
         }
       }
       Set<String> keys = prepared.computeIfAbsent(uid, k -> new LinkedHashSet<>());
@@ -338,9 +331,7 @@ public final class FakeDeviceProvider
             && other.get().mode().isPresent()
             && !other.get().mode().get().equals(mode)) {
           return Optional.of(
-              "claim "
-                  + allocation.claim()
-                  + ": device "
+              "device "
                   + d.device()
                   + " needs "
                   + parent
@@ -370,16 +361,28 @@ public final class FakeDeviceProvider
   private PreparedDevice prepareDevice(
       ClaimAllocation allocation, AllocatedDevice d, FakeInventory inv, FakeSettings s)
       throws DeviceException {
-    if (!d.pool().equals(inv.pool()) || inv.entry(d.device()).isEmpty()) {
+    if (!d.pool().equals(inv.pool())) {
       throw new DeviceException(
-          "claim "
-              + allocation.claim()
-              + ": device "
+          "device "
+              + d.pool()
+              + "/"
+              + d.device()
+              + " is not a device of this node: pool "
+              + d.pool()
+              + " is another node's (this node's pool is "
+              + inv.pool()
+              + ")");
+    }
+    if (inv.entry(d.device()).isEmpty()) {
+      throw new DeviceException(
+          "device "
               + d.pool()
               + "/"
               + d.device()
               + " is not a device of this node (pool "
               + inv.pool()
+              + " has no device "
+              + d.device()
               + ")");
     }
     FakeInventory.Entry e = inv.entry(d.device()).orElseThrow();
@@ -388,8 +391,7 @@ public final class FakeDeviceProvider
       config = d.config(FakeConfig.class);
       config.ifPresent(FakeConfig::validate);
     } catch (IllegalStateException | IllegalArgumentException ex) {
-      throw new DeviceException(
-          "claim " + allocation.claim() + ", device " + d.device() + ": " + ex.getMessage(), ex);
+      throw new DeviceException("device " + d.device() + ": " + ex.getMessage(), ex);
     }
     String var = ENV_PREFIX + "DEVICE_" + e.envId();
     ContainerEdits.Builder edits =

@@ -81,19 +81,17 @@ public record GpuConfig(Sharing sharing) {
       }
       if (STRATEGIES.contains(strategy)) {
         throw new IllegalArgumentException(
-            KIND
-                + " field sharing.strategy: \""
+            "field \"sharing.strategy\": \""
                 + strategy
                 + "\" is not supported yet; only \""
                 + EXCLUSIVE
                 + "\" is");
       }
       throw new IllegalArgumentException(
-          KIND
-              + " field sharing.strategy: \""
+          "field \"sharing.strategy\": \""
               + strategy
               + "\" is not one of "
-              + STRATEGIES
+              + String.join(", ", STRATEGIES)
               + " (only \""
               + EXCLUSIVE
               + "\" is supported yet)");

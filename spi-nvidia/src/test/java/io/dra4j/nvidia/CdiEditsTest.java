@@ -308,7 +308,7 @@ class CdiEditsTest {
       assertThatThrownBy(() -> p.prepare(c))
           .isInstanceOf(DeviceException.class)
           .hasMessage(
-              "gpu-0: GpuConfig field sharing.strategy: \"MPS\" is not supported yet; only"
+              "gpu-0: field \"sharing.strategy\": \"MPS\" is not supported yet; only"
                   + " \"Exclusive\" is");
     }
   }

@@ -61,7 +61,7 @@ class GpuConfigTest {
       assertThatThrownBy(c::validate)
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessage(
-              "GpuConfig field sharing.strategy: \""
+              "field \"sharing.strategy\": \""
                   + s
                   + "\" is not supported yet; only \"Exclusive\" is");
       try (NvidiaDeviceProvider p = new NvidiaDeviceProvider()) {
@@ -75,8 +75,8 @@ class GpuConfigTest {
     GpuConfig c = new GpuConfig(new GpuConfig.Sharing("exclusive"));
     assertThatThrownBy(c::validate)
         .hasMessage(
-            "GpuConfig field sharing.strategy: \"exclusive\" is not one of [Exclusive,"
-                + " TimeSlicing, MPS] (only \"Exclusive\" is supported yet)");
+            "field \"sharing.strategy\": \"exclusive\" is not one of Exclusive,"
+                + " TimeSlicing, MPS (only \"Exclusive\" is supported yet)");
   }
 
   @Test

@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.util.RawValue;
 import io.dra4j.api.claim.ClaimRef;
+import io.dra4j.runtime.internal.Failures;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -114,7 +115,7 @@ final class CheckpointCodec {
     try {
       root = MAPPER.readTree(content);
     } catch (IOException e) {
-      throw FormatException.corrupt("not valid JSON: " + jsonError(e));
+      throw FormatException.corrupt(jsonError(e));
     }
     if (root == null || root.isMissingNode()) {
       throw FormatException.corrupt("the file is empty");
@@ -237,7 +238,7 @@ final class CheckpointCodec {
         tree = MAPPER.readTree(json);
       } catch (IOException e) {
         throw FormatException.corrupt(
-            at + ".recorded." + V1_STATUS_KEY + ": not JSON: " + jsonError(e));
+            at + ".recorded." + V1_STATUS_KEY + ": not JSON (" + jsonError(e) + ")");
       }
       if (tree == null || !tree.isObject()) {
         throw FormatException.corrupt(
@@ -294,17 +295,7 @@ final class CheckpointCodec {
   }
 
   private static String jsonError(IOException e) {
-    if (e instanceof JsonProcessingException j) {
-      String where =
-          j.getLocation() == null
-              ? ""
-              : " at line "
-                  + j.getLocation().getLineNr()
-                  + ", column "
-                  + j.getLocation().getColumnNr();
-      return j.getOriginalMessage() + where;
-    }
-    return e.toString();
+    return Failures.describe(e);
   }
 
   private static String describe(JsonNode v) {

@@ -1,6 +1,7 @@
 package io.dra4j.runtime.checkpoint;
 
 import io.dra4j.runtime.files.AtomicFiles;
+import io.dra4j.runtime.internal.Failures;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
@@ -171,7 +172,8 @@ public final class CheckpointStore {
       } catch (NoSuchFileException e) {
         // Deleted since the directory was read: nothing to recover.
       } catch (IOException e) {
-        String msg = "checkpoint " + p + " for claim " + uid + " cannot be read: " + e;
+        String msg =
+            "checkpoint " + p + " for claim " + uid + " cannot be read: " + Failures.describe(e);
         LOG.error(msg);
         problems.add(new CheckpointProblem(p, Optional.of(uid), msg, Optional.empty()));
       }
@@ -199,7 +201,7 @@ public final class CheckpointStore {
       try {
         aside = moveAside(file, uid);
       } catch (IOException moveFailure) {
-        String msg = what + "); it could not be moved aside: " + moveFailure;
+        String msg = what + "); it could not be moved aside: " + Failures.describe(moveFailure);
         LOG.error(msg);
         throw new CheckpointException(msg, file, Optional.empty());
       }

@@ -28,6 +28,7 @@ import io.dra4j.runtime.errors.DriverErrorHandler;
 import io.dra4j.runtime.errors.MissingSettingException;
 import io.dra4j.runtime.files.AtomicFiles;
 import io.dra4j.runtime.internal.CrashPoints;
+import io.dra4j.runtime.internal.Failures;
 import io.dra4j.runtime.kube.AllocatedDeviceStatus;
 import io.dra4j.runtime.kube.ApplyOptions;
 import io.dra4j.runtime.kube.KubeClient;
@@ -228,7 +229,7 @@ public final class ClaimPreparer implements NodeService {
               earlier);
           rolled.add(r.claim().uid());
         } catch (ClaimException | IOException e) {
-          failures.add(r.claim() + ": " + e.getMessage());
+          failures.add(r.claim() + ": " + withoutClaim(r.claim(), Failures.describe(e)));
           remaining.add(r);
           reportError(
               "driver "
@@ -237,7 +238,7 @@ public final class ClaimPreparer implements NodeService {
                   + r.claim()
                   + ": recovery could not roll it back (the record is kept and the rollback is"
                   + " tried again on the next prepare or start): "
-                  + e.getMessage(),
+                  + withoutClaim(r.claim(), Failures.describe(e)),
               e);
         }
       }
@@ -366,7 +367,11 @@ public final class ClaimPreparer implements NodeService {
             notify(() -> listener.prepared(ref, took, repeat));
           } else {
             prepareFailures.incrementAndGet();
-            log.warn("driver {} claim {}: prepare failed: {}", driver, ref, result.error().get());
+            log.warn(
+                "driver {} claim {}: prepare failed: {}",
+                driver,
+                ref,
+                withoutClaim(ref, result.error().get()));
             String err = result.error().get();
             notify(() -> listener.prepareFailed(ref, err, took));
           }
@@ -470,10 +475,11 @@ public final class ClaimPreparer implements NodeService {
       Thread.currentThread().interrupt();
       return Outcome.failed("claim " + ref + ": interrupted");
     } catch (IOException e) {
-      return Outcome.failed("claim " + ref + ": " + e);
+      return Outcome.failed("claim " + ref + ": " + Failures.describe(e));
     } catch (RuntimeException e) {
       log.error("driver {} claim {}: prepare failed unexpectedly", driver, ref, e);
-      return Outcome.failed("claim " + ref + ": internal error: " + e);
+      return Outcome.failed(
+          "claim " + ref + ": internal error (see the driver's log): " + Failures.describe(e));
     }
   }
 
@@ -505,8 +511,8 @@ public final class ClaimPreparer implements NodeService {
     } catch (DeviceException | RuntimeException e) {
       String msg =
           e instanceof DeviceException
-              ? e.getMessage()
-              : "provider " + provider.name() + " failed: " + e;
+              ? withoutClaim(ref, String.valueOf(e.getMessage()))
+              : "provider " + provider.name() + " failed: " + Failures.describe(e);
       if (e instanceof RuntimeException) {
         log.error("driver {} claim {}: provider.prepare threw", driver, ref, e);
       }
@@ -523,7 +529,8 @@ public final class ClaimPreparer implements NodeService {
     } catch (DeviceException e) {
       throw undo(started, "claim " + ref + ": " + e.getMessage(), e);
     } catch (IOException | RuntimeException e) {
-      throw undo(started, "claim " + ref + ": writing the CDI spec failed: " + e, e);
+      throw undo(
+          started, "claim " + ref + ": writing the CDI spec failed: " + Failures.describe(e), e);
     }
     CrashPoints.reach(CrashPoints.AFTER_CDI);
     List<CheckpointDevice> done = new ArrayList<>(devices.size());
@@ -542,7 +549,8 @@ public final class ClaimPreparer implements NodeService {
     try {
       writeRecord(completed);
     } catch (IOException | RuntimeException e) {
-      throw undo(started, "claim " + ref + ": writing the checkpoint failed: " + e, e);
+      throw undo(
+          started, "claim " + ref + ": writing the checkpoint failed: " + Failures.describe(e), e);
     }
     CrashPoints.reach(CrashPoints.AFTER_COMPLETED);
     return completed;
@@ -638,7 +646,11 @@ public final class ClaimPreparer implements NodeService {
     } catch (ClaimException | IOException e) {
       failure.addSuppressed(e);
       return new ClaimException(
-          message + " (and rolling it back failed: " + e.getMessage() + ")", cause);
+          message
+              + " (and rolling it back failed: "
+              + withoutClaim(started.claim(), Failures.describe(e))
+              + ")",
+          cause);
     }
     return failure;
   }
@@ -661,7 +673,13 @@ public final class ClaimPreparer implements NodeService {
     } catch (DeviceException | RuntimeException e) {
       if (!bestEffort) {
         throw new ClaimException(
-            "claim " + ref + ": rolling back (" + why + ") failed: " + e.getMessage(), e);
+            "claim "
+                + ref
+                + ": rolling back ("
+                + why
+                + ") failed: "
+                + withoutClaim(ref, Failures.describe(e)),
+            e);
       }
       reportError(
           "driver "
@@ -671,7 +689,7 @@ public final class ClaimPreparer implements NodeService {
               + ": provider.unprepare during rollback failed (ignored, "
               + why
               + "): "
-              + e,
+              + withoutClaim(ref, Failures.describe(e)),
           e);
     }
     CrashPoints.reach(CrashPoints.ROLLBACK_AFTER_PROVIDER);
@@ -746,7 +764,8 @@ public final class ClaimPreparer implements NodeService {
     } catch (CheckpointException e) {
       if (e.movedTo().isPresent()) {
         // A corrupt record was moved aside: nothing is known about what it prepared.
-        reportError("driver " + driver + " claim " + uid + ": " + e.getMessage(), e);
+        // The message names the record and its claim.
+        reportError("driver " + driver + ": " + e.getMessage(), e);
         return Optional.empty();
       }
       throw new ClaimException(e.getMessage(), e);
@@ -788,7 +807,7 @@ public final class ClaimPreparer implements NodeService {
                 + "/"
                 + d.device()
                 + " cannot be read: "
-                + e.getOriginalMessage(),
+                + Failures.describe(e),
             e);
       }
       String key = driver + "/" + DeviceIndex.key(d.pool(), d.device(), d.shareId());
@@ -866,7 +885,11 @@ public final class ClaimPreparer implements NodeService {
             notify(() -> listener.unprepared(ref, took));
           } else {
             unprepareFailures.incrementAndGet();
-            log.warn("driver {} claim {}: unprepare failed: {}", driver, ref, error.get());
+            log.warn(
+                "driver {} claim {}: unprepare failed: {}",
+                driver,
+                ref,
+                withoutClaim(ref, error.get()));
             String err = error.get();
             notify(() -> listener.unprepareFailed(ref, err, took));
           }
@@ -899,7 +922,7 @@ public final class ClaimPreparer implements NodeService {
           if (e instanceof RuntimeException) {
             log.error("driver {} claim {}: provider.unprepare threw", driver, ref, e);
           }
-          return Optional.of("claim " + ref + ": " + e.getMessage());
+          return Optional.of("claim " + ref + ": " + withoutClaim(ref, Failures.describe(e)));
         }
         reportError(
             "driver "
@@ -907,7 +930,7 @@ public final class ClaimPreparer implements NodeService {
                 + " claim "
                 + ref
                 + ": provider.unprepare of a record from before the reboot failed (ignored): "
-                + e,
+                + withoutClaim(ref, Failures.describe(e)),
             e);
       }
       CrashPoints.reach(CrashPoints.AFTER_PROVIDER_UNPREPARE);
@@ -923,10 +946,11 @@ public final class ClaimPreparer implements NodeService {
       Thread.currentThread().interrupt();
       return Optional.of("claim " + ref + ": interrupted");
     } catch (IOException e) {
-      return Optional.of("claim " + ref + ": " + e);
+      return Optional.of("claim " + ref + ": " + Failures.describe(e));
     } catch (RuntimeException e) {
       log.error("driver {} claim {}: unprepare failed unexpectedly", driver, ref, e);
-      return Optional.of("claim " + ref + ": internal error: " + e);
+      return Optional.of(
+          "claim " + ref + ": internal error (see the driver's log): " + Failures.describe(e));
     }
   }
 
@@ -1132,5 +1156,20 @@ public final class ClaimPreparer implements NodeService {
       CheckpointStore store = CheckpointStore.open(pluginDataDirectory, bootIdFile);
       return new ClaimPreparer(this, store);
     }
+  }
+
+  /**
+   * A message about one claim without the claim's name in front. The claim is named once, where the
+   * message leaves (the kubelet's error, a log line that names it anyway); a provider or an inner
+   * step that named it too would make the reader see it twice.
+   */
+  static String withoutClaim(ClaimRef ref, String message) {
+    String named = "claim " + ref;
+    for (String separator : List.of(": ", ", ")) {
+      if (message.startsWith(named + separator)) {
+        return message.substring(named.length() + separator.length());
+      }
+    }
+    return message;
   }
 }

@@ -3,21 +3,19 @@ package io.dra4j.runtime.claims;
 import com.fasterxml.jackson.databind.BeanDescription;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JavaType;
-import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.exc.InvalidFormatException;
-import com.fasterxml.jackson.databind.exc.MismatchedInputException;
-import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.introspect.BeanPropertyDefinition;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.dra4j.api.claim.AllocatedDevice;
 import io.dra4j.api.claim.ClaimRef;
 import io.dra4j.api.provider.ConfigType;
 import io.dra4j.api.provider.TypedConfig;
+import io.dra4j.runtime.internal.Failures;
 import io.dra4j.runtime.kube.DeviceAllocationConfiguration;
 import io.dra4j.runtime.kube.KubeJson;
 import io.dra4j.runtime.kube.OpaqueDeviceConfiguration;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -174,40 +172,8 @@ final class OpaqueConfigs {
     Object value;
     try {
       value = STRICT.treeToValue(body, type.type());
-    } catch (UnrecognizedPropertyException e) {
-      throw new ClaimException(
-          what + ": unknown field \"" + path(e, e.getPropertyName()) + "\"", e);
-    } catch (InvalidFormatException e) {
-      throw new ClaimException(
-          what
-              + ": field \""
-              + path(e, null)
-              + "\": invalid value "
-              + e.getValue()
-              + " for type "
-              + e.getTargetType().getSimpleName(),
-          e);
-    } catch (MismatchedInputException e) {
-      String p = path(e, null);
-      throw new ClaimException(
-          what
-              + (p.isEmpty() ? "" : ": field \"" + p + "\"")
-              + ": "
-              + firstLine(e.getOriginalMessage()),
-          e);
-    } catch (JsonMappingException e) {
-      String p = path(e, null);
-      Throwable root = e.getCause() != null ? e.getCause() : e;
-      throw new ClaimException(
-          what
-              + (p.isEmpty() ? "" : ": field \"" + p + "\"")
-              + ": "
-              + firstLine(root == e ? e.getOriginalMessage() : String.valueOf(root.getMessage())),
-          e);
-    } catch (IllegalArgumentException e) {
-      throw new ClaimException(what + ": " + firstLine(e.getMessage()), e);
-    } catch (Exception e) {
-      throw new ClaimException(what + ": cannot be decoded: " + firstLine(e.toString()), e);
+    } catch (IOException | IllegalArgumentException e) {
+      throw new ClaimException(what + ": " + Failures.describe(e), e);
     }
     if (value == null) {
       throw new ClaimException(what + ": decoded to nothing");
@@ -215,9 +181,9 @@ final class OpaqueConfigs {
     try {
       typed.get().validate(value);
     } catch (IllegalArgumentException e) {
-      throw new ClaimException(what + ": invalid: " + e.getMessage(), e);
+      throw new ClaimException(what + ": " + e.getMessage(), e);
     } catch (RuntimeException e) {
-      throw new ClaimException(what + ": validation failed: " + e, e);
+      throw new ClaimException(what + ": the provider's validation failed: " + e, e);
     }
     return value;
   }
@@ -236,32 +202,6 @@ final class OpaqueConfigs {
     return typed.get().configTypes().stream()
         .map(t -> t.apiVersion() + " " + t.kind())
         .collect(Collectors.joining(", "));
-  }
-
-  private static String path(JsonMappingException e, String last) {
-    StringBuilder sb = new StringBuilder();
-    for (JsonMappingException.Reference r : e.getPath()) {
-      if (r.getFieldName() != null) {
-        if (sb.length() > 0) {
-          sb.append('.');
-        }
-        sb.append(r.getFieldName());
-      } else if (r.getIndex() >= 0) {
-        sb.append('[').append(r.getIndex()).append(']');
-      }
-    }
-    if (sb.length() == 0 && last != null) {
-      return last;
-    }
-    return sb.toString();
-  }
-
-  private static String firstLine(String s) {
-    if (s == null) {
-      return "";
-    }
-    int nl = s.indexOf('\n');
-    return nl < 0 ? s : s.substring(0, nl);
   }
 
   private static String nodeType(JsonNode n) {

@@ -3,6 +3,7 @@ package io.dra4j.runtime.kube;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.dra4j.runtime.internal.Failures;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -163,7 +164,10 @@ public final class HttpKubeClient implements KubeClient {
       return new KubeList<>(items, root.path("metadata").path("resourceVersion").asText(""));
     } catch (IOException e) {
       throw new KubeException(
-          200, "InvalidResponse", "LIST " + path + ": cannot decode the response: " + e, e);
+          200,
+          "InvalidResponse",
+          "LIST " + path + ": cannot decode the response: " + Failures.describe(e),
+          e);
     }
   }
 
@@ -436,7 +440,8 @@ public final class HttpKubeClient implements KubeClient {
       } catch (HttpConnectTimeoutException | ConnectException e) {
         // Never sent: safe for every verb.
         KubeException error =
-            new KubeException(0, "ConnectionFailed", what + ": cannot connect: " + e, e);
+            new KubeException(
+                0, "ConnectionFailed", what + ": cannot connect: " + Failures.describe(e), e);
         if (attempt >= maxRetries) {
           throw error;
         }
@@ -451,7 +456,8 @@ public final class HttpKubeClient implements KubeClient {
           // With one attempt per send (JDK_ATTEMPTS_PROPERTY) the JDK reports a refused connect
           // as "Too many retries" around the ConnectException: still never sent.
           KubeException error =
-              new KubeException(0, "ConnectionFailed", what + ": cannot connect: " + e, e);
+              new KubeException(
+                  0, "ConnectionFailed", what + ": cannot connect: " + Failures.describe(e), e);
           if (attempt >= maxRetries) {
             throw error;
           }
@@ -459,7 +465,8 @@ public final class HttpKubeClient implements KubeClient {
           continue;
         }
         KubeException error =
-            new KubeException(0, "ConnectionFailed", what + ": connection failed: " + e, e);
+            new KubeException(
+                0, "ConnectionFailed", what + ": connection failed: " + Failures.describe(e), e);
         if (!verb.repeatable || attempt >= maxRetries) {
           throw error;
         }
@@ -656,7 +663,10 @@ public final class HttpKubeClient implements KubeClient {
       return json.readValue(body, type.javaType());
     } catch (IOException e) {
       throw new KubeException(
-          200, "InvalidResponse", "cannot decode a " + type.kind() + " from the response: " + e, e);
+          200,
+          "InvalidResponse",
+          "cannot decode a " + type.kind() + " from the response: " + Failures.describe(e),
+          e);
     }
   }
 
@@ -703,7 +713,11 @@ public final class HttpKubeClient implements KubeClient {
       } catch (IOException | RuntimeException e) {
         end =
             Optional.of(
-                new KubeException(0, "StreamError", "WATCH " + path + ": stream failed: " + e, e));
+                new KubeException(
+                    0,
+                    "StreamError",
+                    "WATCH " + path + ": stream failed: " + Failures.describe(e),
+                    e));
       } finally {
         watches.remove(this);
       }
@@ -733,7 +747,8 @@ public final class HttpKubeClient implements KubeClient {
         value = json.treeToValue(object, type.javaType());
       } catch (IOException | RuntimeException e) {
         if (t != WatchEvent.Type.BOOKMARK) {
-          throw new IOException("cannot decode a " + type.kind() + " watch event: " + e, e);
+          throw new IOException(
+              "cannot decode a " + type.kind() + " watch event: " + Failures.describe(e), e);
         }
         value = null; // a bookmark carries only metadata.resourceVersion
       }

@@ -2,6 +2,7 @@ package io.dra4j.runtime.kube;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.dra4j.runtime.internal.Failures;
 import java.io.IOException;
 import java.net.Socket;
 import java.net.URI;
@@ -141,7 +142,8 @@ public final class KubeConfig {
     try {
       root = KubeJson.yaml().readTree(Files.readString(file, StandardCharsets.UTF_8));
     } catch (IOException e) {
-      throw new IllegalArgumentException("cannot read kubeconfig " + file + ": " + e, e);
+      throw new IllegalArgumentException(
+          "cannot read kubeconfig " + file + ": " + Failures.describe(e), e);
     }
     if (root == null || !root.isObject()) {
       throw new IllegalArgumentException("kubeconfig " + file + " is empty or not a mapping");
@@ -351,7 +353,8 @@ public final class KubeConfig {
     try {
       return Files.readString(file, StandardCharsets.UTF_8);
     } catch (IOException e) {
-      throw new IllegalArgumentException("cannot read " + what + " " + file + ": " + e, e);
+      throw new IllegalArgumentException(
+          "cannot read " + what + " " + file + ": " + Failures.describe(e), e);
     }
   }
 

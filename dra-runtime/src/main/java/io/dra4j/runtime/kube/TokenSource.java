@@ -1,5 +1,6 @@
 package io.dra4j.runtime.kube;
 
+import io.dra4j.runtime.internal.Failures;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -72,7 +73,7 @@ abstract class TokenSource {
       } catch (IOException e) {
         if (token == null) {
           throw new IllegalStateException(
-              "cannot read the bearer token file " + path + ": " + e, e);
+              "cannot read the bearer token file " + path + ": " + Failures.describe(e), e);
         }
         // Keep the last good token across a transient failure (mid-rotation).
       }

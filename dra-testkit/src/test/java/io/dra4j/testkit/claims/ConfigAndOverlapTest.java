@@ -82,7 +82,8 @@ class ConfigAndOverlapTest {
                             "sharingg", "none")))))
         .startsWith(prefix)
         .endsWith(
-            "request gpu: config gpu.example.com/v1alpha1 GpuConfig: unknown field \"sharingg\"");
+            "request gpu: config gpu.example.com/v1alpha1 GpuConfig: unknown field \"sharingg\""
+                + " (known fields: replicas, sharing)");
   }
 
   @Test
@@ -102,7 +103,7 @@ class ConfigAndOverlapTest {
             new Object[] {Map.of("sharing", "none"), "must carry string fields \"apiVersion\""},
             new Object[] {
               gpu("exclusive"),
-              "config gpu.example.com/v1alpha1 GpuConfig: invalid: sharing: \"exclusive\" is not"
+              "config gpu.example.com/v1alpha1 GpuConfig: sharing: \"exclusive\" is not"
                   + " supported"
             },
             new Object[] {
