@@ -19,6 +19,7 @@ import io.dra4j.runtime.errors.DriverErrorHandler;
 import io.dra4j.runtime.errors.MissingSettingException;
 import io.dra4j.runtime.extendedresource.ExtendedResourceGuard;
 import io.dra4j.runtime.extendedresource.GuardReport;
+import io.dra4j.runtime.files.AtomicFiles;
 import io.dra4j.runtime.health.HealthHub;
 import io.dra4j.runtime.health.HealthView;
 import io.dra4j.runtime.kube.KubeClient;
@@ -30,7 +31,6 @@ import io.dra4j.runtime.metrics.DriverMetrics;
 import io.dra4j.runtime.slices.PublisherStats;
 import io.dra4j.runtime.slices.SlicePublisher;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -232,7 +232,7 @@ public final class DraDriver implements AutoCloseable {
   private void startSteps() throws IOException, InterruptedException {
     Settings s = settings;
     long t0 = System.nanoTime();
-    Files.createDirectories(s.pluginDirectory);
+    AtomicFiles.createPrivateDirectory(s.pluginDirectory);
     context =
         ProviderContext.builder(s.driverName, s.nodeName)
             .config(s.config)

@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
@@ -170,7 +171,8 @@ public final class CdiSpecWriter {
       String name = p.getFileName().toString();
       if (name.startsWith(tempPrefix) && name.endsWith(".tmp")) {
         String uid = name.substring(tempPrefix.length(), name.length() - ".tmp".length());
-        if (CdiRules.CLAIM_UID.matcher(uid).matches() && Files.isRegularFile(p)) {
+        if (CdiRules.CLAIM_UID.matcher(uid).matches()
+            && Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
           Files.deleteIfExists(p);
           removed.add(p);
           LOG.info("removed temporary CDI file {} left by an interrupted write", p);
@@ -183,7 +185,8 @@ public final class CdiSpecWriter {
       String uid = name.substring(prefix.length(), name.length() - ".json".length());
       if (!CdiRules.CLAIM_UID.matcher(uid).matches()
           || claimUidsToKeep.contains(uid)
-          || !Files.isRegularFile(p)) {
+          // A link is left alone: never followed, never taken for one of our specs.
+          || !Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
         continue;
       }
       if (!declaresOurKind(p)) {

@@ -70,7 +70,10 @@ public final class CheckpointStore {
    */
   public static CheckpointStore open(Path pluginDataDir, Path bootIdFile) throws IOException {
     Path dir = pluginDataDir.resolve(DIRECTORY_NAME);
-    AtomicFiles.createDirectories(dir);
+    AtomicFiles.createPrivateDirectory(dir);
+    if (Files.isSymbolicLink(dir)) {
+      throw new IOException(dir + " is a symbolic link; refusing to keep checkpoints through it");
+    }
     CheckpointStore store = new CheckpointStore(dir, BootId.read(bootIdFile));
     store.removeTemporaryFiles();
     return store;
@@ -117,7 +120,7 @@ public final class CheckpointStore {
     Path file = file(checkUid(claimUid));
     byte[] content;
     try {
-      content = Files.readAllBytes(file);
+      content = AtomicFiles.read(file);
     } catch (NoSuchFileException e) {
       return Optional.empty();
     }
@@ -166,7 +169,7 @@ public final class CheckpointStore {
         continue;
       }
       try {
-        records.add(decode(p, uid, Files.readAllBytes(p)));
+        records.add(decode(p, uid, AtomicFiles.read(p)));
       } catch (CheckpointException e) {
         problems.add(new CheckpointProblem(p, Optional.of(uid), e.getMessage(), e.movedTo()));
       } catch (NoSuchFileException e) {

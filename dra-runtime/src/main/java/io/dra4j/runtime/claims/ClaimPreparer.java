@@ -1152,7 +1152,7 @@ public final class ClaimPreparer implements NodeService {
                 MissingSettingException.require(kubeClient, BUILT, "kubeClient (or claimSource)"));
       }
       MissingSettingException.require(pluginDataDirectory, BUILT, "pluginDataDirectory");
-      AtomicFiles.createDirectories(pluginDataDirectory);
+      AtomicFiles.createPrivateDirectory(pluginDataDirectory);
       CheckpointStore store = CheckpointStore.open(pluginDataDirectory, bootIdFile);
       return new ClaimPreparer(this, store);
     }

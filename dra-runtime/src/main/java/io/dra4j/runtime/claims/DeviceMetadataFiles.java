@@ -108,7 +108,7 @@ final class DeviceMetadataFiles {
     for (Map.Entry<String, List<Entry>> r : byRequest.entrySet()) {
       String request = r.getKey();
       Path file = metadataFile(claim, request);
-      AtomicFiles.createDirectories(file.getParent());
+      AtomicFiles.createDirectoriesBelow(root.getParent(), file.getParent());
       AtomicFiles.write(
           file,
           file.resolveSibling("." + FILE + ".tmp"),

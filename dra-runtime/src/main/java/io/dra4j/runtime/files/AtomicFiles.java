@@ -2,7 +2,9 @@ package io.dra4j.runtime.files;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
+import java.nio.channels.SeekableByteChannel;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -10,7 +12,9 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Comparator;
 import java.util.Objects;
 import java.util.Set;
@@ -64,20 +68,27 @@ public final class AtomicFiles {
     lock.lock();
     try {
       try {
+        // A temporary file left by a crash, or a link someone put in its place, is removed (never
+        // followed): the new one is created afresh, refusing to open through a link.
+        Files.deleteIfExists(temp);
         try (FileChannel ch =
             FileChannel.open(
                 temp,
-                StandardOpenOption.WRITE,
-                StandardOpenOption.CREATE,
-                StandardOpenOption.TRUNCATE_EXISTING)) {
+                Set.of(
+                    StandardOpenOption.WRITE,
+                    StandardOpenOption.CREATE_NEW,
+                    LinkOption.NOFOLLOW_LINKS),
+                PosixFilePermissions.asFileAttribute(mode))) {
           ByteBuffer buf = ByteBuffer.wrap(content);
           while (buf.hasRemaining()) {
             ch.write(buf);
           }
           ch.force(true);
         }
-        // Set explicitly: permissions given at creation are reduced by the umask.
-        Files.setPosixFilePermissions(temp, mode);
+        // Set explicitly (permissions given at creation are reduced by the umask), on the file
+        // itself and never through a link.
+        Files.getFileAttributeView(temp, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
+            .setPermissions(mode);
         Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
       } catch (IOException | RuntimeException e) {
         try {
@@ -94,6 +105,65 @@ public final class AtomicFiles {
     } finally {
       lock.unlock();
     }
+  }
+
+  /**
+   * Reads a whole file that must be a regular file itself: a symbolic link in the driver's own
+   * folders is refused, not followed, so a link planted there cannot make the driver read (or
+   * report) a file elsewhere on the host.
+   *
+   * @throws NoSuchFileException when there is no such file
+   * @throws IOException naming the file when it is a link or cannot be read
+   */
+  public static byte[] read(Path file) throws IOException {
+    requireNotLink(file);
+    try (SeekableByteChannel ch =
+        Files.newByteChannel(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+      return Channels.newInputStream(ch).readAllBytes();
+    } catch (FileSystemException e) {
+      if (Files.isSymbolicLink(file)) {
+        throw linkRefused(file);
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * Creates {@code dir} below {@code root} (which must exist), refusing any symbolic link between
+   * them: a link planted in one of the driver's folders must not redirect a write out of it. The
+   * root itself may be a link (an operator's choice, e.g. {@code /var/run -> /run}).
+   */
+  public static void createDirectoriesBelow(Path root, Path dir) throws IOException {
+    Path base = root.toAbsolutePath().normalize();
+    Path target = dir.toAbsolutePath().normalize();
+    if (!target.startsWith(base)) {
+      throw new IllegalArgumentException(dir + " is not below " + root);
+    }
+    requireNoLinkBelow(base, target);
+    createDirectories(target);
+    // Checked again after creating: a link that appeared meanwhile is refused too.
+    requireNoLinkBelow(base, target);
+  }
+
+  private static void requireNoLinkBelow(Path base, Path target) throws IOException {
+    Path p = base;
+    for (Path name : base.relativize(target)) {
+      if (!name.toString().isEmpty()) {
+        p = p.resolve(name);
+        requireNotLink(p);
+      }
+    }
+  }
+
+  private static void requireNotLink(Path p) throws IOException {
+    if (Files.isSymbolicLink(p)) {
+      throw linkRefused(p);
+    }
+  }
+
+  private static IOException linkRefused(Path p) {
+    return new FileSystemException(
+        p.toString(), null, "is a symbolic link; refusing to follow it out of the driver's folder");
   }
 
   /**
@@ -151,6 +221,42 @@ public final class AtomicFiles {
       deleteTree(dir);
     } catch (IOException e) {
       // Harmless by contract: the caller only cleans up after itself.
+    }
+  }
+
+  /**
+   * The mode of the driver's own folders (the plugin data directory, its checkpoints): the driver
+   * alone reads them. The kubelet, which connects to the sockets in them, runs as root and needs no
+   * permission bits.
+   */
+  public static final Set<PosixFilePermission> PRIVATE_DIRECTORY =
+      PosixFilePermissions.fromString("rwx------");
+
+  /**
+   * {@link #createDirectories}, and {@code dir} gets {@link #PRIVATE_DIRECTORY} when it is created
+   * here. An existing directory keeps its mode: an operator may have chosen it.
+   */
+  public static void createPrivateDirectory(Path dir) throws IOException {
+    Path abs = dir.toAbsolutePath().normalize();
+    if (Files.isDirectory(abs)) {
+      return;
+    }
+    Path parent = abs.getParent();
+    if (parent != null) {
+      createDirectories(parent);
+    }
+    try {
+      Files.createDirectory(abs, PosixFilePermissions.asFileAttribute(PRIVATE_DIRECTORY));
+    } catch (java.nio.file.FileAlreadyExistsException e) {
+      if (!Files.isDirectory(abs)) {
+        throw e;
+      }
+      return;
+    }
+    // Set explicitly: the mode given to mkdir is filtered by the umask.
+    Files.setPosixFilePermissions(abs, PRIVATE_DIRECTORY);
+    if (parent != null) {
+      syncDirectory(parent);
     }
   }
 

@@ -2,6 +2,7 @@ package io.dra4j.runtime.kubelet;
 
 import io.dra4j.proto.pluginregistration.PluginInfo;
 import io.dra4j.runtime.errors.MissingSettingException;
+import io.dra4j.runtime.files.AtomicFiles;
 import io.dra4j.runtime.kube.KubeNames;
 import io.grpc.BindableService;
 import io.grpc.Server;
@@ -19,6 +20,7 @@ import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
 import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -185,9 +187,12 @@ public final class KubeletPluginServer implements AutoCloseable {
     state = State.RUNNING;
     try {
       // The registry is shared with the kubelet and every other plugin: 0755, the mode the kubelet
-      // itself uses. The plugin data directory holds only our socket and lock file: 0750.
+      // itself uses. The plugin data directory is the driver's alone (0700).
       UnixSockets.ensureDirectory(registrarDirectory, "rwxr-xr-x", "rwxr-xr-x");
-      UnixSockets.ensureDirectory(pluginDataDirectory, "rwxr-x---", "rwxr-xr-x");
+      UnixSockets.ensureDirectory(
+          pluginDataDirectory,
+          PosixFilePermissions.toString(AtomicFiles.PRIVATE_DIRECTORY),
+          "rwxr-xr-x");
       boss = new MultiThreadIoEventLoopGroup(1, threads("boss"), EpollIoHandler.newFactory());
       workers = new MultiThreadIoEventLoopGroup(2, threads("worker"), EpollIoHandler.newFactory());
 

@@ -20,8 +20,11 @@ import java.util.Set;
 /** File-system side of the Unix sockets: directories, stale files, permissions. */
 final class UnixSockets {
 
-  /** Socket files: owner and group may connect, nobody else. */
-  static final Set<PosixFilePermission> SOCKET_MODE = PosixFilePermissions.fromString("rw-rw----");
+  /**
+   * Socket files: only the owner may connect. The kubelet connects as root, which needs no
+   * permission bits; no one else has any business on the driver's sockets.
+   */
+  static final Set<PosixFilePermission> SOCKET_MODE = PosixFilePermissions.fromString("rw-------");
 
   private static final int S_IFMT = 0170000;
   private static final int S_IFSOCK = 0140000;
@@ -112,7 +115,7 @@ final class UnixSockets {
   }
 
   /**
-   * Sets the socket's mode to 0660 and returns its identity (to delete only our own file later).
+   * Sets the socket's mode to 0600 and returns its identity (to delete only our own file later).
    */
   static Optional<Object> restrict(Path socket) throws IOException {
     Files.setPosixFilePermissions(socket, SOCKET_MODE);

@@ -114,9 +114,9 @@ class KubeletPluginServerTest {
     try (KubeletPluginServer server = builder().start()) {
       assertThat(mode(tmp.resolve("registry"))).isEqualTo("rwxr-xr-x");
       assertThat(mode(tmp.resolve("plugins"))).isEqualTo("rwxr-xr-x");
-      assertThat(mode(server.pluginDataDirectory())).isEqualTo("rwxr-x---");
-      assertThat(mode(server.draSocket())).isEqualTo("rw-rw----");
-      assertThat(mode(server.registrationSocket())).isEqualTo("rw-rw----");
+      assertThat(mode(server.pluginDataDirectory())).isEqualTo("rwx------");
+      assertThat(mode(server.draSocket())).isEqualTo("rw-------");
+      assertThat(mode(server.registrationSocket())).isEqualTo("rw-------");
       assertThat(server.draSocket().isAbsolute()).isTrue();
     }
   }
