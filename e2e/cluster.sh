@@ -15,6 +15,17 @@
 #                                        the DRA half of a real kubelet for NODE (the real plugin
 #                                        manager and DRA manager, e2e/cluster/kubelet); prints
 #                                        its log file
+#   e2e/cluster.sh build-node            build what a real node needs (cached by version): the
+#                                        kubelet, containerd, its runc shim and ctr, the pause
+#                                        and busybox images (no registry)
+#   e2e/cluster.sh real-node NODE --cdi-dir D
+#                                        a real node: containerd (CRI, CDI from D, Debian's runc)
+#                                        and the real kubelet for NODE; prints the kubelet's root
+#                                        folder (the driver registers in ROOT/plugins_registry)
+#   e2e/cluster.sh real-node NODE --stop stop its kubelet, containers and containerd; remove
+#                                        its folder and its Node ('down' stops every real node)
+#   e2e/cluster.sh real-node --check     prints why this machine cannot run a real node, if so
+#                                        (exit 3), else nothing
 #   e2e/cluster.sh kubectl ARGS...       the built kubectl, as cluster admin
 #   e2e/cluster.sh stop [--kill] NAME    stop one process (SIGTERM, or SIGKILL: a crash), e.g.
 #                                        kube-apiserver or e2e-kubelet-NODE
@@ -31,6 +42,15 @@ readonly CACHE="${DRA4J_CACHE:-$HOME/.cache/dra4j}"
 readonly BIN="$CACHE/kubernetes-$K8S_VERSION/bin"
 readonly DEFAULT_DIR="${TMPDIR:-/tmp}/dra4j-cluster"
 readonly COMPONENTS=(etcd kube-apiserver kube-scheduler kube-controller-manager)
+# The real node's container runtime: containerd 2.x from its own Go module (its CRI plugin
+# injects CDI devices), with Debian's runc.
+readonly CONTAINERD_VERSION=v2.4.2
+readonly NODE_BIN="$CACHE/containerd-$CONTAINERD_VERSION/bin"
+readonly RUNC=/usr/sbin/runc
+# The real node's images, imported into its containerd (pods use imagePullPolicy: Never).
+readonly NODE_IMAGES="$CACHE/e2e-node-images"
+readonly PAUSE_IMAGE=dra4j.local/e2e/pause:local
+readonly BUSYBOX_IMAGE=dra4j.local/e2e/busybox:local
 
 # Gates switched on beyond 1.37's defaults because dra4j's features use them: compatibility
 # groups and list-typed attributes (alpha), claims reserved for PodGroups (beta, off by default,
@@ -69,16 +89,7 @@ build() {
   local start=$SECONDS tmp="$BIN.partial"
   mkdir -p "$tmp"
   say "building ${names[*]} ($K8S_VERSION) into $BIN; a cold build takes tens of minutes on 2 cores"
-  local ld="-s -w"
-  local v
-  for v in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-    ld+=" -X $v.gitVersion=$K8S_VERSION -X $v.gitMajor=1 -X $v.gitMinor=37 -X $v.gitTreeState=clean"
-    ld+=" -X $v.gitCommit=module-$K8S_VERSION -X $v.buildDate=1970-01-01T00:00:00Z"
-  done
-  # Upstream's flags (hack/lib/golang.sh): static, trimmed, selinux and notest tags.
-  (cd "$SCRIPT_DIR/cluster" && CGO_ENABLED=0 GOFLAGS=-mod=mod \
-    go build -p "$(nproc)" -trimpath -tags selinux,notest,grpcnotrace -ldflags "$ld" \
-      -o "$tmp/" "${targets[@]}") || die "the build failed (output above)"
+  go_build_kubernetes "$tmp" "${targets[@]}"
   # The etcd server module's main package is named after its folder.
   [ -x "$tmp/v3" ] && mv "$tmp/v3" "$tmp/etcd"
   [ -x "$tmp/server" ] && mv "$tmp/server" "$tmp/etcd"
@@ -88,6 +99,20 @@ build() {
   done
   rmdir "$tmp" 2>/dev/null || true
   say "built ${names[*]} in $((SECONDS - start)) s"
+}
+
+# go_build_kubernetes OUTDIR PACKAGES...: upstream's flags (hack/lib/golang.sh): static, trimmed,
+# selinux and notest tags, the version stamped as a release build stamps it.
+go_build_kubernetes() {
+  local out=$1; shift
+  local ld="-s -w" v
+  for v in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+    ld+=" -X $v.gitVersion=$K8S_VERSION -X $v.gitMajor=1 -X $v.gitMinor=37 -X $v.gitTreeState=clean"
+    ld+=" -X $v.gitCommit=module-$K8S_VERSION -X $v.buildDate=1970-01-01T00:00:00Z"
+  done
+  (cd "$SCRIPT_DIR/cluster" && CGO_ENABLED=0 GOFLAGS=-mod=mod \
+    go build -p "$(nproc)" -trimpath -tags selinux,notest,grpcnotrace -ldflags "$ld" \
+      -o "$out/" "$@") || die "the build failed (output above)"
 }
 
 # The e2e kubelet harness (e2e/cluster/kubelet, a package of the wrapper module so that it builds
@@ -120,6 +145,75 @@ require_bin() {
 }
 
 # ---------------------------------------------------------------------------------------------
+# build-node: what a real node needs. Separate from 'build' because it costs more and only the
+# real-node test uses it.
+
+build_node() {
+  command -v go >/dev/null || die "Go is not installed (Go 1.26 or newer builds Kubernetes $K8S_VERSION)"
+  local start=$SECONDS
+  if [ ! -x "$BIN/kubelet" ]; then
+    say "building kubelet ($K8S_VERSION) into $BIN"
+    mkdir -p "$BIN.kubelet.partial"
+    go_build_kubernetes "$BIN.kubelet.partial" k8s.io/kubernetes/cmd/kubelet
+    mv "$BIN.kubelet.partial/kubelet" "$BIN/kubelet" && rmdir "$BIN.kubelet.partial"
+  fi
+  if [ ! -x "$NODE_BIN/containerd" ]; then
+    say "building containerd $CONTAINERD_VERSION (containerd, containerd-shim-runc-v2, ctr) into $NODE_BIN"
+    local m=github.com/containerd/containerd/v2
+    # Static, as containerd's releases are; without cgo the btrfs snapshotter is left out.
+    GOBIN="$NODE_BIN.partial" CGO_ENABLED=0 GOFLAGS=-buildvcs=false \
+      go install -p "$(nproc)" -trimpath -ldflags "-s -w -X $m/version.Version=${CONTAINERD_VERSION#v}" \
+      "$m/cmd/containerd@$CONTAINERD_VERSION" "$m/cmd/containerd-shim-runc-v2@$CONTAINERD_VERSION" \
+      "$m/cmd/ctr@$CONTAINERD_VERSION" || die "the containerd build failed (output above)"
+    rm -rf "$NODE_BIN" && mv "$NODE_BIN.partial" "$NODE_BIN"
+  fi
+  build_node_images
+  say "real node binaries and images ready ($((SECONDS - start)) s)"
+}
+
+# The pause image (e2e/cluster/pause, one static binary) and a busybox image (Debian's
+# busybox-static), as docker-archive tars made by examples/images/assemble.py. Each is keyed by
+# what it is made of, so an unchanged one is not made again.
+build_node_images() {
+  mkdir -p "$NODE_IMAGES"
+  local hash work
+  hash=$(cd "$SCRIPT_DIR/cluster" && { go version; cat pause/main.go; } | sha256sum | cut -c1-12)
+  if [ ! -f "$NODE_IMAGES/pause-$hash.tar" ]; then
+    work=$(mktemp -d)
+    (cd "$SCRIPT_DIR/cluster" && CGO_ENABLED=0 GOFLAGS=-buildvcs=false \
+      go build -trimpath -ldflags "-s -w" -o "$work/layer/pause" ./pause) || die "the pause build failed"
+    node_image "$work" "$NODE_IMAGES/pause-$hash.tar" "$PAUSE_IMAGE" --entrypoint=/pause
+  fi
+  ln -sfn "pause-$hash.tar" "$NODE_IMAGES/pause.tar"
+  local bb
+  bb=$(apt-cache policy busybox-static | sed -n 's/^ *Candidate: //p')
+  [ -n "$bb" ] && [ "$bb" != "(none)" ] || die "no busybox-static in apt's lists: run 'apt-get update' first"
+  bb=${bb//[^A-Za-z0-9.+-]/_}
+  if [ ! -f "$NODE_IMAGES/busybox-$bb.tar" ]; then
+    work=$(mktemp -d) && chmod 755 "$work"  # apt's download user writes there
+    (cd "$work" && apt-get download busybox-static >/dev/null && dpkg-deb -x busybox-static_*.deb deb) ||
+      die "apt-get download busybox-static failed"
+    mkdir -p "$work/layer/bin"
+    cp "$work/deb/bin/busybox" "$work/layer/bin/busybox"
+    local tool
+    for tool in sh cat env ls sleep grep; do ln -s busybox "$work/layer/bin/$tool"; done
+    node_image "$work" "$NODE_IMAGES/busybox-$bb.tar" "$BUSYBOX_IMAGE" --cmd=/bin/sh \
+      --env PATH=/bin
+  fi
+  ln -sfn "busybox-$bb.tar" "$NODE_IMAGES/busybox.tar"
+}
+
+# node_image WORK OUT TAG ASSEMBLE-ARGS...: WORK/layer as the image's one layer; removes WORK.
+node_image() {
+  local work=$1 out=$2 tag=$3; shift 3
+  tar --numeric-owner --owner=0 --group=0 --mtime=@1 -C "$work/layer" -cf "$work/layer.tar" .
+  python3 "$SCRIPT_DIR/../examples/images/assemble.py" --out "$out.partial" --tag "$tag" \
+    --layer "$work/layer.tar" "$@" >&2 || die "assembling $tag failed"
+  mv "$out.partial" "$out"
+  rm -rf "$work"
+}
+
+# ---------------------------------------------------------------------------------------------
 # cluster folder, ports, processes
 
 DIR=""
@@ -137,14 +231,16 @@ free_port() {
 
 pid_alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
 
-# start_process NAME BINARY ARGS...: runs $BIN/BINARY in its own session as NAME, logging to
-# logs/NAME.log; its PID goes to pids/NAME.pid and its arguments to pids/NAME.args, so
-# 'start NAME' can restart a stopped component with the same flags.
+# start_process NAME BINARY ARGS...: runs $BIN/BINARY (or BINARY, an absolute path) in its own
+# session as NAME, logging to logs/NAME.log; its PID goes to pids/NAME.pid and its arguments to
+# pids/NAME.args, so 'start NAME' can restart a stopped component with the same flags.
 start_process() {
   local name=$1 binary=$2; shift 2
   local pidfile="$DIR/pids/$name.pid"
   if pid_alive "$pidfile"; then die "$name is already running (pid $(cat "$pidfile"))"; fi
-  setsid "$BIN/$binary" "$@" >>"$DIR/logs/$name.log" 2>&1 < /dev/null &
+  local exe=$binary
+  [[ $exe == /* ]] || exe="$BIN/$binary"
+  setsid "$exe" "$@" >>"$DIR/logs/$name.log" 2>&1 < /dev/null &
   echo $! >"$pidfile"
   printf '%q ' "$@" >"$DIR/pids/$name.args"
   echo "$binary" >"$DIR/pids/$name.bin"
@@ -338,6 +434,7 @@ down() {
 # started there first, then the control plane in reverse start order.
 stop_all() {
   local f name i
+  stop_real_nodes
   for f in "$DIR"/pids/*.pid; do
     [ -e "$f" ] || continue
     name=$(basename "$f" .pid)
@@ -457,6 +554,20 @@ EOF
   echo "$file"
 }
 
+# node_kubeconfig NODE: the kubelet's own identity, system:node:NODE in system:nodes, so the Node
+# authorizer and NodeRestriction limit it as they limit a real kubelet (claims of its pods, its
+# own slices, its own Node). Prints the kubeconfig's path.
+node_kubeconfig() {
+  local nodename=$1 kubeconfig="$DIR/kubeconfigs/node-$1.kubeconfig"
+  if [ ! -f "$kubeconfig" ]; then
+    cert "node-$nodename" "system:node:$nodename" system:nodes "extendedKeyUsage=clientAuth
+keyUsage=digitalSignature,keyEncipherment"
+    write_kubeconfig "$kubeconfig" "    client-certificate-data: $(base64 -w0 "$DIR/pki/node-$nodename.crt")
+    client-key-data: $(base64 -w0 "$DIR/pki/node-$nodename.key")"
+  fi
+  echo "$kubeconfig"
+}
+
 kubelet() {
   local nodename="" registry="" state="" extra=()
   while [ $# -gt 0 ]; do
@@ -474,20 +585,195 @@ kubelet() {
   require_up
   require_bin e2e-kubelet
   mkdir -p "$registry" "$state"
-  # The kubelet's own identity, system:node:NODE in system:nodes, so the Node authorizer and
-  # NodeRestriction limit it as they limit a real kubelet (claims of its pods, its own slices).
-  local kubeconfig="$DIR/kubeconfigs/node-$nodename.kubeconfig"
-  if [ ! -f "$kubeconfig" ]; then
-    cert "node-$nodename" "system:node:$nodename" system:nodes "extendedKeyUsage=clientAuth
-keyUsage=digitalSignature,keyEncipherment"
-    write_kubeconfig "$kubeconfig" "    client-certificate-data: $(base64 -w0 "$DIR/pki/node-$nodename.crt")
-    client-key-data: $(base64 -w0 "$DIR/pki/node-$nodename.key")"
-  fi
+  local kubeconfig; kubeconfig=$(node_kubeconfig "$nodename")
   local name="e2e-kubelet-$nodename"
   start_process "$name" e2e-kubelet --kubeconfig="$kubeconfig" --node-name="$nodename" \
     --registry-dir="$(realpath "$registry")" --state-dir="$(realpath "$state")" --feature-gates="$FEATURE_GATES" "${extra[@]}"
   say "e2e kubelet for $nodename started (log: $DIR/logs/$name.log)"
   echo "$DIR/logs/$name.log"
+}
+
+# ---------------------------------------------------------------------------------------------
+# real-node: containerd and the real kubelet for one node, in $DIR/nodes/NODE
+
+# Why this machine cannot run a real node, in one line; empty when it can.
+real_node_problem() {
+  [ "$(id -u)" = 0 ] || { echo "a real node runs containers and needs root (uid is $(id -u))"; return; }
+  [ -x "$RUNC" ] || { echo "no $RUNC: install Debian's runc (apt-get install runc)"; return; }
+  grep -qw overlay /proc/filesystems || { echo "no overlay filesystem in this kernel (containerd's snapshotter)"; return; }
+  [ -d /sys/fs/cgroup/memory ] || [ -f /sys/fs/cgroup/cgroup.controllers ] ||
+    echo "no memory cgroup mounted at /sys/fs/cgroup"
+}
+
+node_ctr() { local nd=$1; shift; "$NODE_BIN/ctr" --address "$nd/containerd.sock" --namespace k8s.io "$@"; }
+
+real_node() {
+  local nodename="" cdi="" mode=start
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --cdi-dir) cdi=$2; shift 2 ;;
+      --check) mode=check; shift ;;
+      --stop) mode=stop; shift ;;
+      --dir) DIR=$2; shift 2 ;;
+      -*) die "real-node: unknown flag '$1'" ;;
+      *) [ -z "$nodename" ] || die "real-node: one NODE only"; nodename=$1; shift ;;
+    esac
+  done
+  local problem; problem=$(real_node_problem)
+  if [ $mode = check ]; then [ -z "$problem" ] || { echo "$problem"; exit 3; }; return 0; fi
+  [ -n "$nodename" ] || die "real-node: usage: real-node NODE --cdi-dir D | real-node NODE --stop | real-node --check"
+  require_up
+  if [ $mode = stop ]; then
+    [ -d "$DIR/nodes/$nodename" ] || die "real-node: no real node $nodename in $DIR"
+    stop_real_nodes "$nodename"
+    kc delete node "$nodename" --ignore-not-found >/dev/null
+    rm -rf "$DIR/nodes/$nodename"
+    say "real node $nodename stopped and removed"
+    return 0
+  fi
+  [ -n "$cdi" ] || die "real-node: --cdi-dir D is required (the driver's CDI folder)"
+  [ -z "$problem" ] || die "real-node: $problem"
+  local b
+  for b in "$BIN/kubelet" "$NODE_BIN/containerd" "$NODE_BIN/containerd-shim-runc-v2" "$NODE_BIN/ctr" \
+    "$NODE_IMAGES/pause.tar" "$NODE_IMAGES/busybox.tar"; do
+    [ -e "$b" ] || die "real-node: $b is missing: run 'e2e/cluster.sh build-node' first"
+  done
+  local nd="$DIR/nodes/$nodename"
+  [ ! -e "$nd" ] || die "real-node: $nd exists: node $nodename was started already"
+  # A Unix socket's path has at most 107 bytes; the longest here is a driver's registration one.
+  local longest="$nd/kubelet/plugins_registry/gpu.example.com-reg.sock"
+  [ ${#longest} -le 107 ] ||
+    die "real-node: $nd is too deep for Unix socket paths ($longest has ${#longest} bytes, at most 107): use a shorter --dir"
+  mkdir -p "$nd/containerd" "$nd/kubelet" "$nd/pod-logs" "$nd/pki" "$cdi"
+  cdi=$(realpath "$cdi")
+  # A failed start leaves nothing running behind; the logs stay.
+  trap 'say "real node $nodename failed to start; logs are in $DIR/logs"; stop_real_nodes "$nodename"; rm -rf "$nd"' EXIT
+
+  # containerd, all its folders in the node's: its CRI plugin with CDI specs from the driver's
+  # folder (always on in 2.x: 'enable_cdi' is gone, an unknown key), runc without systemd, our
+  # pause image as the sandbox image, no CNI (pods use the host's network), the streaming server
+  # on loopback. Root here lacks CAP_SYS_RESOURCE, so runc cannot lower a process's
+  # oom_score_adj (the sandbox's -998 fails with "nsexec: failed to update
+  # /proc/self/oom_score_adj: Permission denied"): containerd clamps it at its own instead.
+  cat >"$nd/containerd.toml" <<EOF
+version = 4
+root = "$nd/containerd/root"
+state = "$nd/containerd/state"
+temp = "$nd/containerd/tmp"
+[plugins.'io.containerd.server.v1.grpc']
+  address = "$nd/containerd.sock"
+[plugins.'io.containerd.server.v1.ttrpc']
+  address = "$nd/containerd.sock.ttrpc"
+[plugins.'io.containerd.cri.v1.images']
+  snapshotter = "overlayfs"
+  [plugins.'io.containerd.cri.v1.images'.pinned_images]
+    sandbox = "$PAUSE_IMAGE"
+[plugins.'io.containerd.cri.v1.runtime']
+  restrict_oom_score_adj = true
+  cdi_spec_dirs = ["$cdi"]
+  [plugins.'io.containerd.cri.v1.runtime'.cni]
+    conf_dir = "$nd/cni"
+    bin_dirs = ["$nd/cni-bin"]
+  [plugins.'io.containerd.cri.v1.runtime'.containerd]
+    default_runtime_name = "runc"
+    [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc]
+      runtime_type = "io.containerd.runc.v2"
+      [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc.options]
+        BinaryName = "$RUNC"
+        Root = "$nd/runc"
+        SystemdCgroup = false
+[plugins.'io.containerd.grpc.v1.cri']
+  stream_server_address = "127.0.0.1"
+  stream_server_port = "0"
+EOF
+  start_process "containerd-$nodename" "$NODE_BIN/containerd" --config "$nd/containerd.toml"
+  local i
+  for i in $(seq 1 300); do
+    node_ctr "$nd" version >/dev/null 2>&1 && break
+    pid_alive "$DIR/pids/containerd-$nodename.pid" || { tail -n 30 "$DIR/logs/containerd-$nodename.log" >&2; die "containerd exited"; }
+    sleep 0.1
+  done
+  node_ctr "$nd" version >/dev/null || die "containerd did not answer on $nd/containerd.sock within 30 s"
+  local image
+  for image in pause busybox; do
+    node_ctr "$nd" images import --snapshotter overlayfs "$NODE_IMAGES/$image.tar" >&2 ||
+      die "importing the $image image into containerd failed"
+  done
+
+  # The kubelet: the reference's relaxations for these machines (cgroup v1, no swap accounting,
+  # no QoS cgroups, no eviction), its identity system:node:NODE, its API on loopback only.
+  local kubeconfig; kubeconfig=$(node_kubeconfig "$nodename")
+  local port healthz gates=""
+  port=$(free_port); healthz=$(free_port)
+  local g
+  IFS=, read -ra g <<<"$FEATURE_GATES"
+  for i in "${g[@]}"; do gates+="  ${i%%=*}: ${i#*=}"$'\n'; done
+  cat >"$nd/kubelet.yaml" <<EOF
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+address: 127.0.0.1
+port: $port
+readOnlyPort: 0
+healthzBindAddress: 127.0.0.1
+healthzPort: $healthz
+containerRuntimeEndpoint: unix://$nd/containerd.sock
+podLogsDir: $nd/pod-logs
+failSwapOn: false
+failCgroupV1: false
+cgroupDriver: cgroupfs
+cgroupsPerQOS: false
+enforceNodeAllocatable: []
+evictionHard: {nodefs.available: "0%", imagefs.available: "0%", nodefs.inodesFree: "0%", imagefs.inodesFree: "0%"}
+imageGCHighThresholdPercent: 100
+localStorageCapacityIsolation: false
+authentication:
+  anonymous: {enabled: false}
+  webhook: {enabled: true}
+authorization: {mode: Webhook}
+featureGates:
+$gates
+EOF
+  start_process "kubelet-$nodename" "$BIN/kubelet" --config="$nd/kubelet.yaml" --kubeconfig="$kubeconfig" \
+    --hostname-override="$nodename" --root-dir="$nd/kubelet" --cert-dir="$nd/pki" --v=2
+  wait_healthy "kubelet-$nodename" "http://127.0.0.1:$healthz/healthz"
+  for i in $(seq 1 300); do kc get node "$nodename" >/dev/null 2>&1 && break; sleep 0.1; done
+  kc get node "$nodename" >/dev/null 2>&1 || die "the kubelet did not register node $nodename within 30 s"
+  # No CNI, so the runtime's network stays not ready and so does the node; the scheduler only
+  # reads the taint, which no node controller lifts here. Host-network pods run all the same.
+  kc patch node "$nodename" --type=merge -p '{"spec":{"taints":null}}' >/dev/null
+  trap - EXIT
+  say "real node $nodename: kubelet $K8S_VERSION on containerd $CONTAINERD_VERSION (logs: $DIR/logs/kubelet-$nodename.log, $DIR/logs/containerd-$nodename.log)"
+  echo "$nd/kubelet"
+}
+
+# stop_real_nodes [NODE]: each real node's kubelet (or NODE's only), then its containers (killed:
+# nothing outlives the folder), then its containerd, then whatever is still mounted below it.
+stop_real_nodes() {
+  local nd nodename id
+  for nd in "$DIR"/nodes/${1:-*}/; do
+    [ -d "$nd" ] || continue
+    nd=${nd%/}; nodename=$(basename "$nd")
+    stop_process "kubelet-$nodename"
+    if pid_alive "$DIR/pids/containerd-$nodename.pid"; then
+      for id in $(node_ctr "$nd" containers list --quiet 2>/dev/null); do
+        node_ctr "$nd" tasks delete --force "$id" >/dev/null 2>&1 || true
+        node_ctr "$nd" containers delete "$id" >/dev/null 2>&1 || true
+      done
+    fi
+    stop_process "containerd-$nodename"
+    # A shim whose task could not be deleted still names this node's socket in its arguments.
+    local p
+    for p in /proc/[0-9]*; do
+      grep -qzxF -- "$nd/containerd.sock" "$p/cmdline" 2>/dev/null && kill -KILL "${p#/proc/}" 2>/dev/null || true
+    done
+  done
+  local m
+  for m in $(awk -v d="$DIR/nodes/${1:+$1/}" 'index($2, d) == 1 {print $2}' /proc/self/mounts | sort -r); do
+    umount -l "$m" 2>/dev/null || true
+  done
+  # The containers' parent cgroup (runc removed the containers' own); kept while another real
+  # node's containers are in it, as rmdir refuses a cgroup with children.
+  rmdir /sys/fs/cgroup/*/k8s.io 2>/dev/null || true
 }
 
 main() {
@@ -500,6 +786,8 @@ main() {
     node) node "$@" ;;
     token) token "$@" ;;
     kubelet) kubelet "$@" ;;
+    build-node) build_node "$@" ;;
+    real-node) real_node "$@" ;;
     stop|start) component "$cmd" "$@" ;;
     kubectl) require_up; kc "$@" ;;
     bin) echo "$BIN" ;;

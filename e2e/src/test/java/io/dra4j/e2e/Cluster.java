@@ -15,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -176,6 +177,62 @@ public final class Cluster {
   /** Starts a stopped process again with the flags it had. */
   void start(String process) {
     script(List.of("start", process));
+  }
+
+  /**
+   * The test image every real node has: Debian's busybox, built by {@code cluster.sh build-node}
+   * under this name (its {@code BUSYBOX_IMAGE}).
+   */
+  static final String BUSYBOX_IMAGE = "dra4j.local/e2e/busybox:local";
+
+  /** Why this machine cannot run a real node ({@code cluster.sh real-node --check}), if so. */
+  Optional<String> realNodeProblem() {
+    ProcessBuilder pb =
+        new ProcessBuilder(script.toString(), "real-node", "--check").redirectErrorStream(true);
+    try {
+      Process p = pb.start();
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+      int exit = p.waitFor();
+      if (exit == 0) {
+        return Optional.empty();
+      }
+      return Optional.of(exit == 3 ? out : "real-node --check failed (exit " + exit + "): " + out);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Builds the kubelet, containerd and the node images, if not cached yet. */
+  void buildNode() {
+    script(List.of("build-node"));
+  }
+
+  /**
+   * Starts containerd and the real kubelet for {@code node} ({@code cluster.sh real-node}), with
+   * containerd reading CDI specs from {@code cdiDir}; returns the kubelet's root folder.
+   */
+  Path realNode(String node, Path cdiDir) {
+    String out = script(List.of("real-node", node, "--cdi-dir", cdiDir.toString()));
+    String[] lines = out.strip().split("\n");
+    return Path.of(lines[lines.length - 1].strip());
+  }
+
+  /** Stops a real node's kubelet, containers and containerd and removes its folder and Node. */
+  void stopRealNode(String node) {
+    script(List.of("real-node", node, "--stop"));
+  }
+
+  /** The log of one process of the cluster, e.g. {@code kubelet-NODE}; empty if it has none. */
+  String log(String process) {
+    Path file = dir.resolve("logs").resolve(process + ".log");
+    try {
+      return Files.exists(file) ? Files.readString(file) : "";
+    } catch (IOException e) {
+      return "(log unreadable: " + e.getMessage() + ")";
+    }
   }
 
   /**

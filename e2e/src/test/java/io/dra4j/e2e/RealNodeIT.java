@@ -1,0 +1,213 @@
+package io.dra4j.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.dra4j.runtime.kube.ListOptions;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A real node: the real kubelet of v1.37.2 on containerd 2.x ({@code cluster.sh real-node}), with
+ * Debian's runc, the locally built pause and busybox images, and the fake driver registering in the
+ * kubelet's own registry folder. A host-network pod's container prints what our CDI spec injected
+ * (the environment and the device node) and the test reads it from the container's log.
+ *
+ * <p>Skipped, with the reason, where the machine cannot run containers ({@code cluster.sh real-node
+ * --check}: no root, no runc, no overlay filesystem); with {@code DRA4J_REQUIRE_PEERS} set (CI) it
+ * fails instead.
+ */
+class RealNodeIT {
+  static final String NS = "e2e-real-node";
+  static final String NODE = "rn";
+
+  static Cluster cluster;
+  static Path host;
+  static Path kubeletRoot;
+  static DriverProcess driver;
+
+  @BeforeAll
+  static void start() throws Exception {
+    cluster = Cluster.shared();
+    Optional<String> problem = cluster.realNodeProblem();
+    if (problem.isPresent() && System.getenv("DRA4J_REQUIRE_PEERS") == null) {
+      Assumptions.abort("this machine cannot run a real node: " + problem.get());
+    }
+    assertThat(problem).as("what keeps this machine from running a real node").isEmpty();
+    cluster.buildNode();
+    Deployment.ensureApplied(cluster);
+    cluster.apply(Resources.namespace(NS));
+    cluster.apply(Deployment.read("deviceclass.yaml"));
+    host = Files.createTempDirectory("rn-");
+    kubeletRoot = cluster.realNode(NODE, host.resolve("cdi"));
+    Path kubeconfig = cluster.token(Deployment.NAMESPACE, Deployment.SERVICE_ACCOUNT, NODE);
+    // The driver's sockets where a DaemonSet pod puts them: the kubelet's own folders.
+    driver =
+        DriverProcess.builder(DriverNode.workDir(NODE), NODE, kubeconfig)
+            .folders(
+                kubeletRoot.resolve("plugins_registry"),
+                kubeletRoot.resolve("plugins"),
+                host.resolve("cdi"))
+            .flag("devices", "1")
+            .flag("device-nodes", "/dev/null")
+            .start();
+    await(
+        "the driver's device published for " + NODE,
+        () ->
+            cluster
+                .admin()
+                .list(Cluster.SLICES, "", ListOptions.fields("spec.nodeName=" + NODE))
+                .items()
+                .stream()
+                .anyMatch(s -> s.path("spec").path("devices").size() == 1));
+  }
+
+  @AfterAll
+  static void stop() {
+    if (driver != null) {
+      driver.close();
+    }
+    if (kubeletRoot != null) {
+      cluster.kubectl("delete", "pods", "--all", "-n", NS, "--grace-period=0", "--force");
+      cluster.stopRealNode(NODE);
+      cluster.removeNode(NODE);
+    }
+  }
+
+  @Test
+  void theContainerSeesTheEnvironmentAndDeviceNodeOfOurCdiSpec() throws Exception {
+    cluster.create(Resources.claimTemplate(NS, "gpu"));
+    cluster.create(
+        """
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: probe
+          namespace: %s
+        spec:
+          hostNetwork: true
+          automountServiceAccountToken: false
+          restartPolicy: Never
+          terminationGracePeriodSeconds: 1
+          tolerations: [{operator: Exists}]
+          resourceClaims:
+          - name: gpu
+            resourceClaimTemplateName: gpu
+          containers:
+          - name: main
+            image: %s
+            imagePullPolicy: Never
+            command:
+            - sh
+            - -c
+            - env | grep ^DRA_FAKE_ | sort; ls -l /dev/fake-*; echo probe-done; exec sleep 3600
+            resources:
+              claims:
+              - name: gpu
+        """
+            .formatted(NS, Cluster.BUSYBOX_IMAGE));
+
+    // The container stays up after printing, so the claim is still prepared while we compare.
+    JsonNode pod =
+        await(
+            "pod probe Running with its output written",
+            () -> {
+              JsonNode p = cluster.admin().get(Cluster.PODS, NS, "probe");
+              String phase = p.path("status").path("phase").asText();
+              assertThat(phase).as(p.path("status").toString()).isIn("Pending", "Running");
+              return phase.equals("Running") && containerLog(p, "main").contains("probe-done")
+                  ? Optional.of(p)
+                  : Optional.empty();
+            });
+    String log = containerLog(pod, "main");
+
+    // What the driver wrote into its CDI spec is what the container got from containerd.
+    String spec = cdiSpecText();
+    String uuidLine =
+        log.lines()
+            .filter(l -> l.matches("DRA_FAKE_DEVICE_[A-Z0-9_]+=[0-9a-f-]{36}"))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("no device variable in the log:\n" + log));
+    assertThat(spec).contains(uuidLine.substring(uuidLine.indexOf('=') + 1));
+    assertThat(log).contains(uuidLine.substring(0, uuidLine.indexOf('=')) + "_REQUEST=gpu");
+    // /dev/null of the host, under the name the spec gives it: a character device 1, 3.
+    assertThat(spec).contains("/dev/fake-gpu-0");
+    assertThat(log.lines().filter(l -> l.contains("/dev/fake-gpu-0")))
+        .singleElement()
+        .satisfies(l -> assertThat(l).startsWith("crw").containsPattern("\\b1,\\s+3\\b"));
+
+    // The pod is deleted: the kubelet stops the container, unprepares the claim, and our driver
+    // removes the spec.
+    cluster.kubectl("delete", "pod", "probe", "-n", NS, "--wait=false");
+    await(
+        "pod probe deleted by the kubelet",
+        () -> cluster.admin().list(Cluster.PODS, NS, ListOptions.ALL).items().isEmpty());
+    await("the CDI spec removed after the pod went", () -> cdiSpecs().isEmpty());
+  }
+
+  /**
+   * The container's log as the kubelet's runtime wrote it, below the kubelet's pod log folder:
+   * {@code <namespace>_<pod>_<uid>/<container>/0.log}, one {@code <time> <stream> <tag> <text>}
+   * line per line the container printed.
+   */
+  static String containerLog(JsonNode pod, String container) throws IOException {
+    JsonNode meta = pod.path("metadata");
+    Path file =
+        kubeletRoot
+            .resolveSibling("pod-logs")
+            .resolve(
+                meta.path("namespace").asText()
+                    + "_"
+                    + meta.path("name").asText()
+                    + "_"
+                    + meta.path("uid").asText())
+            .resolve(container)
+            .resolve("0.log");
+    StringBuilder out = new StringBuilder();
+    for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+      String[] parts = line.split(" ", 4);
+      out.append(parts.length == 4 ? parts[3] : "").append('\n');
+    }
+    return out.toString();
+  }
+
+  static List<Path> cdiSpecs() throws IOException {
+    try (Stream<Path> s = Files.list(host.resolve("cdi"))) {
+      return s.filter(p -> !p.getFileName().toString().startsWith(".")).toList();
+    }
+  }
+
+  static String cdiSpecText() throws IOException {
+    StringBuilder out = new StringBuilder();
+    for (Path p : cdiSpecs()) {
+      out.append(Files.readString(p)).append('\n');
+    }
+    return out.toString();
+  }
+
+  static <T> T await(String what, Await.Probe<T> probe) {
+    return Await.until(what, Duration.ofSeconds(120), probe, RealNodeIT::context);
+  }
+
+  static void await(String what, Await.Check check) {
+    Await.until(what, Duration.ofSeconds(120), check, RealNodeIT::context);
+  }
+
+  static String context() {
+    return "kubelet log:\n"
+        + DriverNode.tail(cluster.log("kubelet-" + NODE))
+        + "\ncontainerd log:\n"
+        + DriverNode.tail(cluster.log("containerd-" + NODE))
+        + (driver == null ? "" : "\ndriver log:\n" + DriverNode.tail(driver.log()));
+  }
+}
