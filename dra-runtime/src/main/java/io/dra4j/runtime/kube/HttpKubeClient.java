@@ -661,7 +661,8 @@ public final class HttpKubeClient implements KubeClient {
   private <T> T decode(ResourceType<T> type, byte[] body) throws KubeException {
     try {
       return json.readValue(body, type.javaType());
-    } catch (IOException e) {
+    } catch (IOException | NumberFormatException e) {
+      // Jackson reports a number it refuses (too many exponent digits) unwrapped.
       throw new KubeException(
           200,
           "InvalidResponse",
