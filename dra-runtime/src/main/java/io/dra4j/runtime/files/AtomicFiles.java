@@ -17,6 +17,7 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Comparator;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.Stream;
@@ -237,27 +238,7 @@ public final class AtomicFiles {
    * here. An existing directory keeps its mode: an operator may have chosen it.
    */
   public static void createPrivateDirectory(Path dir) throws IOException {
-    Path abs = dir.toAbsolutePath().normalize();
-    if (Files.isDirectory(abs)) {
-      return;
-    }
-    Path parent = abs.getParent();
-    if (parent != null) {
-      createDirectories(parent);
-    }
-    try {
-      Files.createDirectory(abs, PosixFilePermissions.asFileAttribute(PRIVATE_DIRECTORY));
-    } catch (java.nio.file.FileAlreadyExistsException e) {
-      if (!Files.isDirectory(abs)) {
-        throw e;
-      }
-      return;
-    }
-    // Set explicitly: the mode given to mkdir is filtered by the umask.
-    Files.setPosixFilePermissions(abs, PRIVATE_DIRECTORY);
-    if (parent != null) {
-      syncDirectory(parent);
-    }
+    createDirectory(dir, Optional.of(PRIVATE_DIRECTORY));
   }
 
   /**
@@ -265,21 +246,35 @@ public final class AtomicFiles {
    * directories are left as they are.
    */
   public static void createDirectories(Path dir) throws IOException {
+    createDirectory(dir, Optional.empty());
+  }
+
+  /** {@code dir} and its missing parents; only {@code dir} itself gets {@code mode}, if given. */
+  private static void createDirectory(Path dir, Optional<Set<PosixFilePermission>> mode)
+      throws IOException {
     Path abs = dir.toAbsolutePath().normalize();
     if (Files.isDirectory(abs)) {
       return;
     }
     Path parent = abs.getParent();
     if (parent != null) {
-      createDirectories(parent);
+      createDirectory(parent, Optional.empty());
     }
     try {
-      Files.createDirectory(abs);
+      if (mode.isPresent()) {
+        Files.createDirectory(abs, PosixFilePermissions.asFileAttribute(mode.get()));
+      } else {
+        Files.createDirectory(abs);
+      }
     } catch (java.nio.file.FileAlreadyExistsException e) {
       if (!Files.isDirectory(abs)) {
         throw e;
       }
       return;
+    }
+    if (mode.isPresent()) {
+      // Set explicitly: the mode given to mkdir is filtered by the umask.
+      Files.setPosixFilePermissions(abs, mode.get());
     }
     if (parent != null) {
       syncDirectory(parent);
