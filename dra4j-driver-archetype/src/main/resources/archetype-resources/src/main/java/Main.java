@@ -29,10 +29,13 @@ public final class Main {
             "print the DeviceClass for this driver's devices (extendedResourceName "
                 + DRIVER_NAME
                 + "/device unless --extended-resource-name says otherwise)",
-            (args, defaults, env, out, err) ->
+            // Named apart from main's args: a lambda's parameters may not shadow them.
+            (commandArgs, launcherDefaults, env, out, err) ->
                 DeviceClassGenerator.run(
-                    args,
-                    Map.of("driver-name", DRIVER_NAME, "extended-resource-name", DRIVER_NAME + "/device"),
+                    commandArgs,
+                    Map.of(
+                        "driver-name", DRIVER_NAME,
+                        "extended-resource-name", DRIVER_NAME + "/device"),
                     env,
                     out,
                     err))
