@@ -3,9 +3,15 @@ package io.dra4j.runtime.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.sun.net.httpserver.HttpServer;
 import io.dra4j.runtime.claims.ClaimListener;
 import io.dra4j.runtime.claims.ClaimStats;
 import io.dra4j.runtime.kubelet.CallObserver;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -77,6 +83,46 @@ class DriverMetricsTest {
         .contains("dra4j_claims_prepared 2")
         .contains("dra4j_claims_in_flight 1")
         .contains("dra4j_driver_info{driver=\"gpu.example.com\",node=\"\"} 1");
+  }
+
+  /**
+   * The Accept headers a Prometheus 3 server sends (each scrape protocol first in turn): every one
+   * gets its format. The protobuf one is what a server with native histograms asks for first.
+   */
+  @Test
+  void everyScrapeProtocolIsAnswered() throws Exception {
+    HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    server.createContext("/metrics", DriverMetrics.create().httpHandler());
+    server.start();
+    try {
+      HttpClient http = HttpClient.newHttpClient();
+      URI uri = URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/metrics");
+      String[][] cases = {
+        {
+          "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;"
+              + "encoding=delimited;q=0.5,text/plain;version=0.0.4;q=0.3,*/*;q=0.2",
+          "application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily;"
+              + " encoding=delimited"
+        },
+        {
+          "application/openmetrics-text;version=1.0.0;q=0.5,text/plain;version=0.0.4;q=0.3",
+          "application/openmetrics-text; version=1.0.0; charset=utf-8"
+        },
+        {"text/plain;version=0.0.4;q=0.5,*/*;q=0.2", "text/plain; version=0.0.4; charset=utf-8"},
+        {"*/*", "text/plain; version=0.0.4; charset=utf-8"},
+      };
+      for (String[] c : cases) {
+        HttpResponse<byte[]> r =
+            http.send(
+                HttpRequest.newBuilder(uri).header("Accept", c[0]).build(),
+                HttpResponse.BodyHandlers.ofByteArray());
+        assertThat(r.statusCode()).as(c[0]).isEqualTo(200);
+        assertThat(r.headers().firstValue("Content-Type")).as(c[0]).contains(c[1]);
+        assertThat(r.body().length).as(c[0]).isGreaterThan(1000);
+      }
+    } finally {
+      server.stop(0);
+    }
   }
 
   @Test

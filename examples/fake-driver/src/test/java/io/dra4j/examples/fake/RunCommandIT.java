@@ -101,6 +101,9 @@ class RunCommandIT {
                             && l.contains("check --node-name")),
         "the missing Node's warning");
     assertThat(log("driver.log")).doesNotContain("SLF4J");
+    // The first scrape, before the driver registered: every series of the README is there.
+    MetricsScrape.checkFirstScrape(
+        get(HttpClient.newHttpClient(), healthPort, "/metrics").body(), dir);
     try (HttpKubeClient admin = KubeClients.fromKubeconfig(kubeconfig)) {
       admin.create(
           Node.TYPE,
