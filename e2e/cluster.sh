@@ -29,7 +29,9 @@
 #   e2e/cluster.sh kubectl ARGS...       the built kubectl, as cluster admin
 #   e2e/cluster.sh stop [--kill] NAME    stop one process (SIGTERM, or SIGKILL: a crash), e.g.
 #                                        kube-apiserver or e2e-kubelet-NODE
-#   e2e/cluster.sh start NAME            start it again with the same flags
+#   e2e/cluster.sh start NAME [--feature-gates G]
+#                                        start it again with the same flags; G (A=true,B=false)
+#                                        is added to its gates for this start only
 #   e2e/cluster.sh down [--dir D]        stop every process by its PID and remove the folder
 #
 # Progress goes to stderr; stdout carries only what a caller evaluates or reads (export lines,
@@ -447,11 +449,13 @@ stop_all() {
 # stop/start one process of the cluster folder, for outage tests (the API server going away and
 # coming back) and crash tests (a kubelet killed and restarted on its checkpoint).
 component() {
-  local verb=$1 signal=TERM name=""
+  local verb=$1 signal=TERM name="" gates=""
   shift
   while [ $# -gt 0 ]; do
     case "$1" in
       --kill) [ "$verb" = stop ] || die "start: unknown flag '$1'"; signal=KILL; shift ;;
+      --feature-gates) [ "$verb" = start ] || die "stop: unknown flag '$1'"; gates=$2; shift 2 ;;
+      --feature-gates=*) [ "$verb" = start ] || die "stop: unknown flag '$1'"; gates=${1#--feature-gates=}; shift ;;
       -*) die "$verb: unknown flag '$1'" ;;
       *) [ -z "$name" ] || die "$verb: one NAME only"; name=$1; shift ;;
     esac
@@ -460,8 +464,19 @@ component() {
   [ -n "$name" ] || die "$verb: name a process (${COMPONENTS[*]} or e2e-kubelet-NODE)"
   [ -f "$DIR/pids/$name.args" ] || die "$verb: no process '$name' was started in $DIR"
   if [ "$verb" = stop ]; then stop_process "$name" "$signal"; say "stopped $name ($signal)"; return; fi
-  local args; eval "args=($(cat "$DIR/pids/$name.args"))"
+  local saved; saved=$(cat "$DIR/pids/$name.args")
+  local args; eval "args=($saved)"
+  if [ -n "$gates" ]; then
+    # This start only: the gates are added to the component's own --feature-gates flag; the
+    # saved flags stay as they were, so a later plain 'start' gives the cluster's gates again.
+    local i found=""
+    for i in "${!args[@]}"; do
+      case "${args[$i]}" in --feature-gates=*) args[$i]="${args[$i]},$gates"; found=1 ;; esac
+    done
+    [ -n "$found" ] || args+=("--feature-gates=$gates")
+  fi
   start_process "$name" "$(cat "$DIR/pids/$name.bin" 2>/dev/null || echo "$name")" "${args[@]}"
+  [ -z "$gates" ] || printf '%s' "$saved" >"$DIR/pids/$name.args"
   case "$name" in
     etcd) wait_healthy etcd "http://127.0.0.1:$ETCD_PORT/health" ;;
     kube-apiserver) wait_healthy kube-apiserver "https://127.0.0.1:$APISERVER_PORT/readyz" \

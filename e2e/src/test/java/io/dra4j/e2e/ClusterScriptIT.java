@@ -52,6 +52,41 @@ class ClusterScriptIT {
     assertThat(dir).doesNotExist();
   }
 
+    /**
+   * {@code start NAME --feature-gates G} adds G to the component's gates for that start only (the
+   * fleet benchmark's side-by-side scheduler run); the next plain {@code start} has the cluster's
+   * gates again. The start waits for the scheduler's healthz, so a gate 1.37.2 does not know would
+   * fail it.
+   */
+  @Test
+  void startWithFeatureGatesAddsThemForThatStartOnly() throws Exception {
+    Cluster cluster = Cluster.shared();
+    Path args = cluster.dir().resolve("pids/kube-scheduler.args");
+    String saved = Files.readString(args);
+    try {
+      cluster.stop("kube-scheduler", false);
+      script(cluster, "start", "kube-scheduler", "--feature-gates", "SchedulerPreQueueingHints=true");
+      assertThat(schedulerCommandLine(cluster)).contains(",SchedulerPreQueueingHints=true");
+      assertThat(Files.readString(args)).isEqualTo(saved);
+    } finally {
+      cluster.stop("kube-scheduler", false);
+      cluster.start("kube-scheduler");
+    }
+    assertThat(schedulerCommandLine(cluster)).doesNotContain("SchedulerPreQueueingHints");
+  }
+
+  private static String schedulerCommandLine(Cluster cluster) throws IOException {
+    String pid = Files.readString(cluster.dir().resolve("pids/kube-scheduler.pid")).strip();
+    return Files.readString(Path.of("/proc", pid, "cmdline")).replace('\0', ' ');
+  }
+
+  private static void script(Cluster cluster, String... args) throws Exception {
+    List<String> cmd = new ArrayList<>(List.of("env", "DRA4J_CLUSTER_DIR=" + cluster.dir()));
+    cmd.add(cluster.script().toString());
+    cmd.addAll(List.of(args));
+    run(cmd.toArray(String[]::new));
+  }
+
   private static String run(String... cmd) throws IOException, InterruptedException {
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     byte[] out = p.getInputStream().readAllBytes();
