@@ -108,7 +108,7 @@ public final class FleetBench {
   private double rolloutDriverPeak;
   private double rolloutServerPeak;
 
-  public static void main(String[] args) throws Exception {
+  public static void main(String[] args) throws Throwable {
     FleetBench b = new FleetBench();
     try {
       b.parse(args);
@@ -117,7 +117,12 @@ public final class FleetBench {
       System.err.print(USAGE);
       System.exit(2);
     }
-    b.run();
+    try {
+      b.run();
+    } catch (Throwable t) {
+      t.printStackTrace();
+      System.exit(1);
+    }
     // Netty's and the HTTP clients' threads of closed nodes are daemons, but a stuck one must
     // not keep the run from ending.
     System.exit(0);
@@ -200,9 +205,10 @@ public final class FleetBench {
   // ------------------------------------------------------------------------------------------
   // The run
 
-  void run() throws Exception {
+  void run() throws Throwable {
     random = new Random(seed);
     long wallStart = System.nanoTime();
+    Throwable failure = null;
     setUp();
     try {
       Memory base = Memory.now();
@@ -229,11 +235,18 @@ public final class FleetBench {
       if (phases.contains("bursts")) {
         podBursts();
       }
+    } catch (Exception | Error e) {
+      // What was measured up to here is still worth having.
+      row("the run stopped early", "-", e.toString().replace('|', '/').replace('\n', ' '));
+      failure = e;
     } finally {
       figures.put("wall_seconds", Math.round((System.nanoTime() - wallStart) / 1e9));
       tearDown();
     }
     writeResults();
+    if (failure != null) {
+      throw failure;
+    }
   }
 
   private double baselineWatches;
@@ -1037,7 +1050,7 @@ public final class FleetBench {
                  "containers": [{"name": "main", "image": "registry.invalid/dra4j/never-pulled",
                    "resources": {"requests": {"example.com/gpu": "1"}, "limits": {"example.com/gpu": "1"}}}]}}
               """
-                  .formatted(name, NAMESPACE, prefix));
+                  .formatted(name, NAMESPACE, prefix.substring(0, prefix.length() - 1)));
       creates.add(
           () -> {
             admin.create(ControlPlane.PODS, pod);
@@ -1251,10 +1264,17 @@ public final class FleetBench {
   private List<double[]> serverRateSeries(List<Sample> samples) {
     List<double[]> out = new ArrayList<>();
     Sample prev = null;
+    boolean gap = false;
     for (Sample s : samples) {
       if (!s.ok()) {
+        if (prev != null && !gap) {
+          // The server did not answer: no line across the gap.
+          out.add(new double[] {clock.seconds(s.nanos()), Double.NaN});
+        }
+        gap = true;
         continue;
       }
+      gap = false;
       if (prev != null) {
         long from = prev.nanos();
         synchronized (restarts) {
@@ -1281,7 +1301,7 @@ public final class FleetBench {
     int n = 0;
     for (double[] p : serverRateSeries(metrics.samples())) {
       double t = p[0];
-      if (t >= clock.seconds(from) && t <= clock.seconds(to) + 2.5) {
+      if (!Double.isNaN(p[1]) && t >= clock.seconds(from) && t <= clock.seconds(to) + 2.5) {
         peak = Math.max(peak, p[1]);
         sum += p[1];
         n++;

@@ -42,7 +42,7 @@ final class QpsPlot {
     double max = 1;
     for (Series s : series) {
       for (int i = 0; i < s.t().length; i++) {
-        if (s.t()[i] >= from && s.t()[i] <= to) {
+        if (s.t()[i] >= from && s.t()[i] <= to && !Double.isNaN(s.qps()[i])) {
           max = Math.max(max, s.qps()[i]);
         }
       }
@@ -105,6 +105,10 @@ final class QpsPlot {
       int lastY = -1;
       for (int i = 0; i < s.t().length; i++) {
         if (s.t()[i] < from || s.t()[i] > to) {
+          continue;
+        }
+        if (Double.isNaN(s.qps()[i])) {
+          lastX = -1; // a gap: lift the pen
           continue;
         }
         int px = LEFT + (int) Math.round((s.t()[i] - from) / span * pw);
