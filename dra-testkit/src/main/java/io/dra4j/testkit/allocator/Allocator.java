@@ -24,12 +24,14 @@ import java.util.function.Supplier;
  *       name and labels, per-device node selection); only the newest generation; only complete
  *       pools (as many slices as {@code resourceSliceCount}); pools with duplicate device names or
  *       dangling counter references are ignored. Order: driver, pool name, slice name, device.
- *   <li>Selection: the class's and the request's CEL selectors (a selector that fails to evaluate
- *       for a device makes that device not fit; the error is reported if the request cannot be
- *       satisfied), ExactCount (default count 1) and All, firstAvailable subrequests in order
- *       (results name {@code request/subrequest}), admin access (ignores other claims), taints
- *       ({@code NoSchedule} and {@code NoExecute} block unless tolerated; {@code None} does not),
- *       devices in use by other claims skipped unless they allow multiple allocations.
+ *   <li>Selection: the class's and the request's CEL selectors, evaluated lazily in device order
+ *       after the in-use check (a selector that fails to evaluate for a device the search reaches
+ *       makes the whole claim unsatisfiable with that error, as the scheduler's allocator returns
+ *       it; devices never reached do not matter), ExactCount (default count 1) and All,
+ *       firstAvailable subrequests in order (results name {@code request/subrequest}), admin access
+ *       (ignores other claims), taints ({@code NoSchedule} and {@code NoExecute} block unless
+ *       tolerated; {@code None} does not), devices in use by other claims skipped unless they allow
+ *       multiple allocations.
  *   <li>Consumable capacity: a share ID per allocation of a multi-allocatable device, consumed
  *       capacity rounded by the device's request policy, remaining capacity checked.
  *   <li>Partitionable devices: a device drawing counters fits only while its pool's counter sets

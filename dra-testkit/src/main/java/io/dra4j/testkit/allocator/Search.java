@@ -82,6 +82,9 @@ final class Search {
   private long attempts;
   private boolean budgetExceeded;
 
+  /** Set once the search failed: selector errors are then collected for the reason, not thrown. */
+  private boolean diagnosing;
+
   /** One device placed for one request. */
   private record Placed(
       Wanted wanted,
@@ -98,6 +101,20 @@ final class Search {
     final String request;
 
     Refusal(String request, String reason) {
+      super(reason, null, false, false);
+      this.request = request;
+    }
+  }
+
+  /**
+   * A selector failed to evaluate for a device the search reached: kube-scheduler's allocator
+   * returns that error for the whole claim (no other device is tried), and so does this one.
+   */
+  private static final class SelectorFailed extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    final String request;
+
+    SelectorFailed(String request, String reason) {
       super(reason, null, false, false);
       this.request = request;
     }
@@ -138,11 +155,13 @@ final class Search {
     }
     try {
       prepare();
+      if (request(0)) {
+        return new AllocationOutcome.Allocated(result());
+      }
     } catch (Refusal r) {
       return unsatisfiable(r.request, r.getMessage());
-    }
-    if (request(0)) {
-      return new AllocationOutcome.Allocated(result());
+    } catch (SelectorFailed f) {
+      return unsatisfiable(f.request, f.getMessage());
     }
     if (budgetExceeded) {
       return unsatisfiable(
@@ -352,7 +371,8 @@ final class Search {
         budgetExceeded = true;
         return false;
       }
-      if (selectable(w, i) != Wanted.Selectable.SELECTABLE) {
+      // As the scheduler: a device in use is passed over before its selectors are evaluated.
+      if (inUse(w, candidates.get(i)) || selectable(w, i) != Wanted.Selectable.SELECTABLE) {
         continue;
       }
       if (!place(w, candidates.get(i))) {
@@ -378,16 +398,15 @@ final class Search {
     }
     Candidate c = candidates.get(index);
     Wanted.Selectable s;
-    if (!evaluate(w, c, w.classSelectors)) {
+    if (!evaluate(w, c, w.classSelectors, "device class \"" + w.className() + "\"")) {
       s = Wanted.Selectable.CLASS_SELECTORS;
-    } else if (!evaluate(w, c, w.requestSelectors)) {
+    } else if (!evaluate(w, c, w.requestSelectors, "the request")) {
       s = Wanted.Selectable.REQUEST_SELECTORS;
     } else if (!c.onNode(node)) {
       s = Wanted.Selectable.NOT_ON_NODE;
     } else {
       s = Wanted.Selectable.SELECTABLE;
     }
-    // A CEL error is remembered by evaluate(); the device then simply does not fit.
     w.selectable[index] = s;
     return s;
   }
@@ -397,14 +416,24 @@ final class Search {
     return selectors.stream().map(CompiledSelector::expression).collect(Collectors.joining(" && "));
   }
 
-  private boolean evaluate(Wanted w, Candidate c, List<CompiledSelector> list) {
-    for (CompiledSelector s : list) {
+  /**
+   * Whether the device passes the selectors. An evaluation error ends the search for the whole
+   * claim ({@link SelectorFailed}); while diagnosing a failed search it is only remembered, so that
+   * the reason can name it.
+   */
+  private boolean evaluate(Wanted w, Candidate c, List<CompiledSelector> list, String owner) {
+    for (int i = 0; i < list.size(); i++) {
       try {
-        if (!s.matches(c.cel())) {
+        if (!list.get(i).matches(c.cel())) {
           return false;
         }
       } catch (SelectorEvaluationException e) {
-        w.celErrors.add(e.getMessage());
+        String reason = owner + ": selector #" + i + ": " + e.getMessage();
+        w.celErrors.add(reason);
+        if (!diagnosing) {
+          throw new SelectorFailed(
+              w.subRequest.isEmpty() ? w.request : w.request + "/" + w.subRequest, reason);
+        }
         return false;
       }
     }
@@ -785,6 +814,7 @@ final class Search {
   // Why not
 
   private AllocationOutcome diagnose() {
+    diagnosing = true;
     for (Wanted.Group g : groups) {
       List<String> whyNot = new ArrayList<>();
       boolean someFit = false;

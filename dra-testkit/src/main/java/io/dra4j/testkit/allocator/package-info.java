@@ -13,11 +13,9 @@
  *       (typically the test kit's fake one): allocate and reserve claims, schedule pods.
  * </ul>
  *
- * <p>Deliberate differences from kube-scheduler: a CEL selector that fails to evaluate for a device
- * makes that device not fit (the scheduler aborts the claim; here the error is reported when the
- * request cannot be satisfied); a claim config naming several requests appears once in the
- * allocation (the scheduler's loop can add it once per named request); a pool whose newest
- * generation has no slice for the node is ignored even when the older generation looks complete;
- * several claims of one pod are allocated one after the other, not searched jointly.
+ * <p>Deliberate differences from kube-scheduler: a claim config naming several requests appears
+ * once in the allocation (the scheduler's loop can add it once per named request); a pool whose
+ * newest generation has no slice for the node is ignored even when the older generation looks
+ * complete; several claims of one pod are allocated one after the other, not searched jointly.
  */
 package io.dra4j.testkit.allocator;

@@ -542,7 +542,9 @@ class AllocatorTest {
   }
 
   @Test
-  void aSelectorErrorOnOneDeviceOnlyRulesOutThatDevice() {
+  void aSelectorErrorOnADeviceTheSearchReachesFailsTheWholeClaim() {
+    // As kube-scheduler's allocator: the error of the first device is the claim's error, although
+    // the second device would match (the real scheduler does the same; see Kubernetes137IT).
     ResourceSlice slice =
         nodeSlice(
             "s",
@@ -555,17 +557,47 @@ class AllocatorTest {
                 "gpu",
                 exact(
                     "gpu.example.com", 1, "device.attributes['gpu.example.com'].model == 'a100'")));
-
-    assertThat(devices(allocate(List.of(slice), List.of(gpuClass()), claim)))
-        .containsExactly("a100");
-
-    // When nothing fits, the evaluation error is part of the reason.
-    ResourceSlice onlyBroken = nodeSlice("s", Device.builder("no-model").build());
-    AllocationOutcome failed = allocate(List.of(onlyBroken), List.of(gpuClass()), claim);
+    AllocationOutcome failed = allocate(List.of(slice), List.of(gpuClass()), claim);
+    assertThat(failed.isAllocated()).isFalse();
     assertThat(failed.describe())
-        .contains("1 not selected by the request's selectors")
+        .contains("request \"gpu\"")
+        .contains("the request: selector #0: CEL selector")
         .contains("failed for device \"no-model\"")
         .contains("model");
+
+    // A device the search never reaches does not matter: a100 comes first and is taken.
+    ResourceSlice reordered =
+        nodeSlice(
+            "s",
+            Device.builder("a100").attribute("model", "a100").build(),
+            Device.builder("no-model").build());
+    assertThat(devices(allocate(List.of(reordered), List.of(gpuClass()), claim)))
+        .containsExactly("a100");
+
+    // Nor does a device in use: it is passed over before its selectors are evaluated.
+    assertThat(
+            devices(
+                allocator.allocate(
+                    List.of(slice),
+                    List.of(gpuClass()),
+                    claim,
+                    NODE,
+                    Set.of(new DeviceKey(DRIVER, NODE, "no-model")))))
+        .containsExactly("a100");
+
+    // "All" evaluates every device first: the error fails it too.
+    ResourceClaim all =
+        claim(
+            "all",
+            request(
+                "gpu",
+                all("gpu.example.com")
+                    .withSelectors(
+                        List.of(
+                            io.dra4j.runtime.kube.DeviceSelector.cel(
+                                "device.attributes['gpu.example.com'].model == 'a100'")))));
+    assertThat(allocate(List.of(reordered), List.of(gpuClass()), all).describe())
+        .contains("failed for device \"no-model\"");
   }
 
   @Test
