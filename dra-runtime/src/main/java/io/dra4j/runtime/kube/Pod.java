@@ -38,7 +38,7 @@ public record Pod(
     apiVersion = apiVersion == null ? TYPE.apiVersion() : apiVersion;
     kind = kind == null ? TYPE.kind() : kind;
     metadata = Objects.requireNonNull(metadata, "metadata");
-    spec = spec == null ? new Spec(null, null, null, null, null) : spec;
+    spec = spec == null ? new Spec(null, null, null, null, Optional.empty(), null) : spec;
     status = status == null ? new Status(null, null, null) : status;
     unknownFields = Norm.unknown(unknownFields);
   }
@@ -62,6 +62,8 @@ public record Pod(
    * @param initContainers init containers (extended-resource mappings cover them too)
    * @param resourceClaims the pod's claims, referenced by containers by name
    * @param nodeName the node the pod is bound to; empty before scheduling
+   * @param schedulingGroup the PodGroup the pod belongs to (gate GenericWorkload, 1.36+): a claim
+   *     reserved for that PodGroup may be used by the pod (DRAWorkloadResourceClaims)
    * @param unknownFields every other field
    */
   @OmitEmpty
@@ -70,21 +72,55 @@ public record Pod(
       List<Container> initContainers,
       List<PodResourceClaim> resourceClaims,
       String nodeName,
+      Optional<SchedulingGroup> schedulingGroup,
       @JsonAnySetter @JsonAnyGetter Map<String, Object> unknownFields) {
     public Spec {
       containers = Norm.list(containers);
       initContainers = Norm.list(initContainers);
       resourceClaims = Norm.list(resourceClaims);
       nodeName = Norm.str(nodeName);
+      schedulingGroup = Norm.opt(schedulingGroup);
       unknownFields = Norm.unknown(unknownFields);
     }
 
     public static Spec of(List<Container> containers, List<PodResourceClaim> resourceClaims) {
-      return new Spec(containers, null, resourceClaims, null, null);
+      return new Spec(containers, null, resourceClaims, null, Optional.empty(), null);
     }
 
     public Spec withNodeName(String value) {
-      return new Spec(containers, initContainers, resourceClaims, value, unknownFields);
+      return new Spec(
+          containers, initContainers, resourceClaims, value, schedulingGroup, unknownFields);
+    }
+
+    public Spec withSchedulingGroup(SchedulingGroup value) {
+      return new Spec(
+          containers, initContainers, resourceClaims, nodeName, Optional.of(value), unknownFields);
+    }
+
+    /** The name of the pod's PodGroup; empty when it belongs to none. */
+    public Optional<String> podGroupName() {
+      return schedulingGroup.flatMap(SchedulingGroup::podGroupName);
+    }
+  }
+
+  /**
+   * {@code PodSchedulingGroup}: the runtime scheduling group a pod belongs to (a union; 1.37 knows
+   * one member).
+   *
+   * @param podGroupName the name of a {@code scheduling.k8s.io} PodGroup in the pod's namespace
+   * @param unknownFields members of newer API versions
+   */
+  @OmitEmpty
+  public record SchedulingGroup(
+      Optional<String> podGroupName,
+      @JsonAnySetter @JsonAnyGetter Map<String, Object> unknownFields) {
+    public SchedulingGroup {
+      podGroupName = Norm.opt(podGroupName);
+      unknownFields = Norm.unknown(unknownFields);
+    }
+
+    public static SchedulingGroup podGroup(String name) {
+      return new SchedulingGroup(Optional.of(Objects.requireNonNull(name, "name")), null);
     }
   }
 

@@ -28,8 +28,24 @@ public record ResourceClaimConsumerReference(
     unknownFields = Norm.unknown(unknownFields);
   }
 
+  /** The API group of PodGroups. */
+  public static final String SCHEDULING_GROUP = "scheduling.k8s.io";
+
   /** A Pod consumer. */
   public static ResourceClaimConsumerReference pod(String name, String uid) {
     return new ResourceClaimConsumerReference("", "pods", name, uid, null);
+  }
+
+  /**
+   * A PodGroup consumer (DRAWorkloadResourceClaims): the claim is reserved for the group, and each
+   * pod whose {@code spec.schedulingGroup.podGroupName} names it may use the claim.
+   */
+  public static ResourceClaimConsumerReference podGroup(String name, String uid) {
+    return new ResourceClaimConsumerReference(SCHEDULING_GROUP, "podgroups", name, uid, null);
+  }
+
+  /** Whether this entry names a PodGroup rather than a pod. */
+  public boolean isPodGroup() {
+    return apiGroup.equals(SCHEDULING_GROUP) && resource.equals("podgroups");
   }
 }

@@ -8,6 +8,7 @@ import io.dra4j.runtime.kube.KubeException;
 import io.dra4j.runtime.kube.OwnerReference;
 import io.dra4j.runtime.kube.Pod;
 import io.dra4j.runtime.kube.ResourceClaim;
+import io.dra4j.runtime.kube.ResourceClaimConsumerReference;
 import io.grpc.StatusRuntimeException;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -30,10 +31,15 @@ import java.util.Set;
  * DRA-backed extended resources ({@code status.extendedResourceClaimStatus}). Before anything is
  * called, each claim is read from the API server and refused, with the kubelet's words, when a
  * template's claim is not controlled by the pod, the pod is not in {@code status.reservedFor}, the
- * claim is not allocated, or a driver of its allocation is not registered. Then one
- * NodePrepareResources per driver carries the pod's claims this node has not prepared yet: a claim
- * shared by several pods is prepared once. The result is what the kubelet hands the container
- * runtime, the CDI device ids per container ({@code GetResources}).
+ * claim is not allocated, or a driver of its allocation is not registered. With the gate {@code
+ * DRAWorkloadResourceClaims} on ({@link KubeletSimulator#draManager(KubeClient, boolean)}), a claim
+ * reserved for the pod's PodGroup ({@code spec.schedulingGroup.podGroupName}, matched by name as
+ * the pod does not know the group's UID) is the pod's too, and a template's claim may be controlled
+ * by that PodGroup instead of the pod; such a claim is shared by the group's pods like any shared
+ * claim: prepared once, unprepared with the last of them. Then one NodePrepareResources per driver
+ * carries the pod's claims this node has not prepared yet: a claim shared by several pods is
+ * prepared once. The result is what the kubelet hands the container runtime, the CDI device ids per
+ * container ({@code GetResources}).
  *
  * <p>{@link #unprepare}: a claim is unprepared (one NodeUnprepareResources per driver) only when
  * the last pod using it goes; until then the pod is just dropped from it.
@@ -59,6 +65,7 @@ public final class DraManager {
   private final KubeletSimulator kubelet;
   private final KubeClient client;
   private final Map<String, Entry> claims = new LinkedHashMap<>(); // by namespace/name
+  private final boolean workloadResourceClaims;
 
   /** The CDI device ids the kubelet hands the runtime, per container (init containers too). */
   public record PodResources(Map<String, List<String>> cdiDevices) {
@@ -91,9 +98,10 @@ public final class DraManager {
     }
   }
 
-  DraManager(KubeletSimulator kubelet, KubeClient client) {
+  DraManager(KubeletSimulator kubelet, KubeClient client, boolean workloadResourceClaims) {
     this.kubelet = kubelet;
     this.client = client;
+    this.workloadResourceClaims = workloadResourceClaims;
   }
 
   /**
@@ -175,11 +183,20 @@ public final class DraManager {
             "fetch ResourceClaim " + c.claimName + ": " + e.getMessage(), e);
       }
       if (c.mustCheckOwner && !controlledBy(claim, podUid)) {
-        throw new IllegalStateException(
-            "ResourceClaim %s/%s was not created for Pod %s/%s (Pod is not owner)"
-                .formatted(ns, c.claimName, ns, pod.metadata().name()));
+        Optional<String> group =
+            workloadResourceClaims ? pod.spec().podGroupName() : Optional.empty();
+        if (group.isEmpty()) {
+          throw new IllegalStateException(
+              "ResourceClaim %s/%s was not created for Pod %s/%s (Pod is not owner)"
+                  .formatted(ns, c.claimName, ns, pod.metadata().name()));
+        }
+        if (!controlledByPodGroup(claim, group.get())) {
+          throw new IllegalStateException(
+              "ResourceClaim %s/%s was not created for Pod %s/%s (neither Pod nor PodGroup %s is the owner)"
+                  .formatted(ns, c.claimName, ns, pod.metadata().name(), group.get()));
+        }
       }
-      if (claim.status().reservedFor().stream().noneMatch(r -> r.uid().equals(podUid))) {
+      if (!reservedFor(claim, pod)) {
         throw new IllegalStateException(
             "pod %s (%s) is not allowed to use ResourceClaim %s (%s)"
                 .formatted(pod.metadata().name(), podUid, c.claimName, claim.metadata().uid()));
@@ -275,6 +292,39 @@ public final class DraManager {
         .filter(s -> !s.resourceClaimName().isEmpty())
         .ifPresent(s -> out.add(new PodClaim("", s.resourceClaimName(), false)));
     return out;
+  }
+
+  /**
+   * The pod is in {@code status.reservedFor}, or (gate on) its PodGroup is: a pod does not know its
+   * group's UID, so the group's entry is matched by API group, resource and name, as the kubelet
+   * does.
+   */
+  private boolean reservedFor(ResourceClaim claim, Pod pod) {
+    Optional<String> group = pod.spec().podGroupName();
+    for (ResourceClaimConsumerReference r : claim.status().reservedFor()) {
+      if (r.uid().equals(pod.metadata().uid())) {
+        return true;
+      }
+      if (workloadResourceClaims
+          && r.isPodGroup()
+          && group.isPresent()
+          && r.name().equals(group.get())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Controlled by the PodGroup of that name (any version of scheduling.k8s.io). */
+  private static boolean controlledByPodGroup(ResourceClaim claim, String group) {
+    return claim.metadata().ownerReferences().stream()
+        .filter(OwnerReference::controller)
+        .anyMatch(
+            o ->
+                o.kind().equals("PodGroup")
+                    && o.name().equals(group)
+                    && o.apiVersion()
+                        .startsWith(ResourceClaimConsumerReference.SCHEDULING_GROUP + "/"));
   }
 
   private static boolean controlledBy(ResourceClaim claim, String podUid) {

@@ -212,7 +212,16 @@ public final class KubeletSimulator implements AutoCloseable {
    * their claims through {@code client}, with the kubelet's checks and bookkeeping.
    */
   public DraManager draManager(KubeClient client) {
-    return new DraManager(this, Objects.requireNonNull(client, "client"));
+    return draManager(client, false);
+  }
+
+  /**
+   * {@link #draManager(KubeClient)} with the kubelet's feature gate {@code
+   * DRAWorkloadResourceClaims} (beta, off by default in 1.37) as given: on, a pod may use a claim
+   * reserved for its PodGroup.
+   */
+  public DraManager draManager(KubeClient client, boolean workloadResourceClaims) {
+    return new DraManager(this, Objects.requireNonNull(client, "client"), workloadResourceClaims);
   }
 
   /** Everything that happened so far, oldest first. */

@@ -65,7 +65,7 @@ class ExtendedResourceMappingTest {
             List.of(),
             List.of(),
             Map.of());
-    return Pod.of(meta, new Pod.Spec(containers, init, List.of(), "", Map.of()));
+    return Pod.of(meta, new Pod.Spec(containers, init, List.of(), "", Optional.empty(), Map.of()));
   }
 
   @Test

@@ -185,6 +185,93 @@ class DraManagerTest {
     assertThat(manager.claims()).isEmpty();
   }
 
+  @Test
+  void aClaimReservedForThePodGroupIsSharedByItsPodsWithTheGateOn() {
+    DraManager gated = h.kubelet.draManager(client, true);
+    Pod first = inGroup(pod("worker-0", "claimName: group", List.of()), "trainers");
+    Pod second = inGroup(pod("worker-1", "claimName: group", List.of()), "trainers");
+    Pod stranger = inGroup(pod("other", "claimName: group", List.of()), "evaluators");
+    ClaimRef group = groupClaim("group", null, "trainers");
+
+    assertThat(gated.prepare(first).cdiDevices("main")).containsExactly("example.com/gpu=group");
+    assertThat(gated.prepare(second).cdiDevices("main")).containsExactly("example.com/gpu=group");
+    assertThat(service.prepareCalls).containsExactly(List.of(group));
+    // Another group's pod is refused: the entry names the group, not any group.
+    assertThatThrownBy(() -> gated.prepare(stranger))
+        .hasMessage(
+            "prepare dynamic resources: pod other (%s) is not allowed to use ResourceClaim group"
+                + " (%s)",
+            stranger.metadata().uid(), group.uid());
+
+    gated.unprepare(first);
+    assertThat(service.unprepareCalls).isEmpty();
+    gated.unprepare(second);
+    assertThat(service.unprepareCalls).containsExactly(List.of(group));
+    assertThat(gated.claims()).isEmpty();
+  }
+
+  @Test
+  void withTheGateOffTheKubeletRefusesAClaimReservedOnlyForThePodGroup() {
+    Pod pod = inGroup(pod("worker", "claimName: group", List.of()), "trainers");
+    ClaimRef group = groupClaim("group", null, "trainers");
+    assertThatThrownBy(() -> manager.prepare(pod))
+        .hasMessage(
+            "prepare dynamic resources: pod worker (%s) is not allowed to use ResourceClaim group"
+                + " (%s)",
+            pod.metadata().uid(), group.uid());
+    assertThat(service.prepareCalls).isEmpty();
+  }
+
+  @Test
+  void aTemplateClaimOfThePodGroupMayBeControlledByTheGroup() {
+    DraManager gated = h.kubelet.draManager(client, true);
+    Pod pod = inGroup(pod("worker", "templateName: gpu", List.of("trainers-gpu")), "trainers");
+    groupClaim("trainers-gpu", "trainers", "trainers");
+    assertThat(gated.prepare(pod).cdiDevices("main"))
+        .containsExactly("example.com/gpu=trainers-gpu");
+
+    Pod other = inGroup(pod("other", "templateName: gpu", List.of("evaluators-gpu")), "other");
+    groupClaim("evaluators-gpu", "evaluators", "other");
+    assertThatThrownBy(() -> gated.prepare(other))
+        .hasMessage(
+            "prepare dynamic resources: ResourceClaim ns/evaluators-gpu was not created for Pod"
+                + " ns/other (neither Pod nor PodGroup other is the owner)");
+    // Gate off: only the pod may own it.
+    assertThatThrownBy(() -> manager.prepare(pod))
+        .hasMessage(
+            "prepare dynamic resources: ResourceClaim ns/trainers-gpu was not created for Pod"
+                + " ns/worker (Pod is not owner)");
+  }
+
+  /** The pod as a member of PodGroup {@code group} (the manager reads the pod it is given). */
+  private static Pod inGroup(Pod pod, String group) {
+    return pod.withSpec(pod.spec().withSchedulingGroup(Pod.SchedulingGroup.podGroup(group)));
+  }
+
+  /**
+   * An allocated claim reserved for PodGroup {@code group} (with a UID of its own that no pod
+   * knows), controlled by PodGroup {@code owner} if not null.
+   */
+  private ClaimRef groupClaim(String name, String owner, String group) {
+    String json =
+        claimJson(
+            name,
+            null,
+            "[{\"apiGroup\":\"scheduling.k8s.io\",\"resource\":\"podgroups\",\"name\":\"%s\",\"uid\":\"%s\"}]"
+                .formatted(group, java.util.UUID.randomUUID()),
+            true);
+    if (owner != null) {
+      json =
+          json.replace(
+              "\"namespace\":\"ns\"}",
+              ("\"namespace\":\"ns\",\"ownerReferences\":[{\"apiVersion\":\"scheduling.k8s.io/v1beta1\","
+                      + "\"kind\":\"PodGroup\",\"name\":\"%s\",\"uid\":\"%s\",\"controller\":true}]}")
+                  .formatted(owner, java.util.UUID.randomUUID()));
+    }
+    ResourceClaim stored = api.put(ResourceClaim.TYPE, read(json));
+    return new ClaimRef("ns", name, stored.metadata().uid());
+  }
+
   // ---- objects ----
 
   /**
