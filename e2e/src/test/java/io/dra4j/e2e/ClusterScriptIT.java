@@ -52,7 +52,7 @@ class ClusterScriptIT {
     assertThat(dir).doesNotExist();
   }
 
-    /**
+  /**
    * {@code start NAME --feature-gates G} adds G to the component's gates for that start only (the
    * fleet benchmark's side-by-side scheduler run); the next plain {@code start} has the cluster's
    * gates again. The start waits for the scheduler's healthz, so a gate 1.37.2 does not know would
@@ -65,7 +65,8 @@ class ClusterScriptIT {
     String saved = Files.readString(args);
     try {
       cluster.stop("kube-scheduler", false);
-      script(cluster, "start", "kube-scheduler", "--feature-gates", "SchedulerPreQueueingHints=true");
+      script(
+          cluster, "start", "kube-scheduler", "--feature-gates", "SchedulerPreQueueingHints=true");
       assertThat(schedulerCommandLine(cluster)).contains(",SchedulerPreQueueingHints=true");
       assertThat(Files.readString(args)).isEqualTo(saved);
     } finally {
