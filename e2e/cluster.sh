@@ -56,12 +56,16 @@ readonly BUSYBOX_IMAGE=dra4j.local/e2e/busybox:local
 
 # Gates switched on beyond 1.37's defaults because dra4j's features use them: compatibility
 # groups and list-typed attributes (alpha), claims reserved for PodGroups (beta, off by default,
-# needs the Workload API). Every beta gate our features use is on by default in 1.37.
-readonly DEFAULT_GATES="DRADeviceCompatibilityGroups=true,DRAListTypeAttributes=true,DRAWorkloadResourceClaims=true,GenericWorkload=true"
+# needs the Workload API), and fractional capacity ranges: beta, but v1.37.2's --help says
+# "default=false, or default=true if --min-compatibility-version>=1.37", and the minimum
+# compatibility version defaults to 1.36, so it is off unless switched on.
+readonly DEFAULT_GATES="DRADeviceCompatibilityGroups=true,DRAListTypeAttributes=true,DRAWorkloadResourceClaims=true,GenericWorkload=true,DRAFractionalCapacityRange=true"
 readonly DEFAULT_RUNTIME_CONFIG="scheduling.k8s.io/v1beta1=true"
 # The controllers a DRA test needs. node-lifecycle-controller is left out on purpose: API-only
 # nodes never renew a Lease, so it would taint them not-ready and evict their pods.
-readonly CONTROLLERS="resourceclaim-controller,device-taint-eviction-controller,garbage-collector-controller,namespace-controller,serviceaccount-controller,serviceaccount-token-controller"
+# podgroup-protection-controller removes the finalizer the API server puts on PodGroups; without
+# it a deleted PodGroup never goes.
+readonly CONTROLLERS="podgroup-protection-controller,resourceclaim-controller,device-taint-eviction-controller,garbage-collector-controller,namespace-controller,serviceaccount-controller,serviceaccount-token-controller"
 
 say() { printf '%s\n' "$*" >&2; }
 die() { printf 'cluster.sh: %s\n' "$*" >&2; exit 1; }

@@ -124,6 +124,71 @@ class RealKubeletPrepareIT {
   }
 
   @Test
+  void aClaimReservedForAPodGroupIsPreparedOnceForItsPodsByTheRealKubelet() throws Exception {
+    // DRAWorkloadResourceClaims and GenericWorkload are on (cluster.sh): the real scheduler
+    // reserves the claim for the PodGroup, and the kubelet lets each of its pods use it.
+    long prepared = node.driver().metric(DriverProcess.PREPARED);
+    long unprepared = node.driver().metric(DriverProcess.UNPREPARED);
+    cluster.create(Resources.claim(NS, "group-claim"));
+    cluster.create(
+        """
+        apiVersion: scheduling.k8s.io/v1beta1
+        kind: PodGroup
+        metadata: {name: trainers, namespace: %s}
+        spec:
+          schedulingPolicy: {basic: {}}
+          resourceClaims:
+          - name: gpu
+            resourceClaimName: group-claim
+        """
+            .formatted(NS));
+    for (String p : List.of("member-0", "member-1")) {
+      cluster.create(
+          Resources.podWithClaim(NS, p, "resourceClaimName: group-claim", "")
+              .replace("spec:\n", "spec:\n  schedulingGroup: {podGroupName: trainers}\n"));
+    }
+    List<String> first =
+        RealKubelet.cdiIds(node.kubelet.awaitPod("prepared", NS + "/member-0"), "main");
+    List<String> second =
+        RealKubelet.cdiIds(node.kubelet.awaitPod("prepared", NS + "/member-1"), "main");
+    assertThat(first).hasSize(1).isEqualTo(second);
+    node.awaitRunning(NS, "member-0");
+    node.awaitRunning(NS, "member-1");
+    JsonNode reserved =
+        cluster.admin().get(Cluster.CLAIMS, NS, "group-claim").path("status").path("reservedFor");
+    assertThat(reserved).hasSize(1);
+    assertThat(reserved.get(0).path("resource").asText()).isEqualTo("podgroups");
+    assertThat(reserved.get(0).path("name").asText()).isEqualTo("trainers");
+    assertThat(node.driver().metric(DriverProcess.PREPARED)).isEqualTo(prepared + 1);
+
+    // The test kit's DRA manager (gate on) accepts the same pod; with the gate off it refuses it.
+    Path registry = Files.createTempDirectory("rk-sim-");
+    try (KubeletSimulator simulator = KubeletSimulator.start(registry)) {
+      Pod pod = cluster.admin().get(Pod.TYPE, NS, "member-0");
+      assertThatThrownBy(() -> simulator.draManager(cluster.admin()).prepare(pod))
+          .hasMessageContaining("is not allowed to use ResourceClaim group-claim");
+      // Gate on: the checks pass; it then fails only because this simulator has no driver.
+      assertThatThrownBy(() -> simulator.draManager(cluster.admin(), true).prepare(pod))
+          .hasMessageContaining("DRA driver gpu.example.com is not registered");
+    } finally {
+      AtomicFiles.deleteTreeQuietly(registry);
+    }
+
+    cluster.kubectl("delete", "pod", "member-0", "-n", NS, "--wait=false");
+    node.kubelet.awaitPod("unprepared", NS + "/member-0");
+    node.awaitGone(NS, "member-0");
+    assertThat(node.driver().metric(DriverProcess.UNPREPARED)).isEqualTo(unprepared);
+    assertThat(node.cdiSpecs()).hasSize(1);
+    cluster.kubectl("delete", "pod", "member-1", "-n", NS, "--wait=false");
+    node.kubelet.awaitPod("unprepared", NS + "/member-1");
+    node.awaitGone(NS, "member-1");
+    assertThat(node.driver().metric(DriverProcess.UNPREPARED)).isEqualTo(unprepared + 1);
+    assertThat(node.cdiSpecs()).isEmpty();
+    // The PodGroup goes too (its finalizer is removed by podgroup-protection-controller).
+    cluster.kubectl("delete", "podgroups.scheduling.k8s.io", "trainers", "-n", NS, "--timeout=60s");
+  }
+
+  @Test
   void aClaimFromATemplateIsOwnedByItsPodAndPrepared() throws Exception {
     cluster.create(Resources.claimTemplate(NS, "gpu-template"));
     cluster.create(
