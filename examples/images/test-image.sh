@@ -31,7 +31,7 @@ check() { # name, expected text, command...
 image="$("${podman[@]}" load -q -i "$tar" | sed -n 's/^Loaded image: //p' | head -1)"
 test -n "$image" || { echo "podman load -i $tar loaded nothing" >&2; exit 1; }
 if [ "$example" = fake-driver ]; then
-  check "--help" "usage: java -jar fake-dra-driver.jar" "${podman[@]}" "${run[@]}" "$image" --help
+  check "--help" "Usage: fake-dra-driver.jar" "${podman[@]}" "${run[@]}" "$image" --help
   check "deviceclass" "extendedResourceName: example.com/gpu" \
     "${podman[@]}" "${run[@]}" "$image" deviceclass --extended-resource-name example.com/gpu
 else
