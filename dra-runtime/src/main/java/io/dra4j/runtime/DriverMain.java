@@ -111,7 +111,7 @@ public final class DriverMain {
       if (options.healthPort() >= 0) {
         status =
             StatusServer.start(
-                options.healthPort(),
+                options.healthSocketAddress(),
                 driver::isAlive,
                 driver::isReady,
                 () -> DriverReports.statusJson(driver),

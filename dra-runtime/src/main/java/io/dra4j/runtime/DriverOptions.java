@@ -8,6 +8,9 @@ import io.dra4j.runtime.health.HealthHub;
 import io.dra4j.runtime.kube.HttpKubeClient;
 import io.dra4j.runtime.kubelet.SocketNames;
 import io.dra4j.runtime.logging.LineLogging;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
@@ -18,6 +21,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.regex.Pattern;
 import org.slf4j.event.Level;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
@@ -30,11 +34,12 @@ import picocli.CommandLine.ParseResult;
  *
  * <p>Flags take {@code --name value} or {@code --name=value}; {@link #usage} lists each with its
  * default and, where it has one, its environment variable (the flags deployments set per pod:
- * {@code DRIVER_NAME}, {@code NODE_NAME}, {@code KUBECONFIG}, {@code POD_UID}, and {@code
- * LOG_LEVEL}). A flag beats its variable, which beats the launcher's own default, which beats the
- * built-in one (the constant of the class that owns the concept). A flag this class does not know
- * is a provider setting: {@code --devices 8} reaches the provider as {@code devices=8} (see each
- * provider's documentation); {@code --config key=value} does the same explicitly.
+ * {@code DRIVER_NAME}, {@code NODE_NAME}, {@code KUBECONFIG}, {@code POD_UID}, {@code
+ * HEALTH_ADDRESS} and {@code LOG_LEVEL}). A flag beats its variable, which beats the launcher's own
+ * default, which beats the built-in one (the constant of the class that owns the concept). A flag
+ * this class does not know is a provider setting: {@code --devices 8} reaches the provider as
+ * {@code devices=8} (see each provider's documentation); {@code --config key=value} does the same
+ * explicitly.
  *
  * @param driverName DRA driver name
  * @param nodeName this node
@@ -47,6 +52,8 @@ import picocli.CommandLine.ParseResult;
  * @param sysfsRoot the host's /sys as this process sees it
  * @param devRoot the host's /dev as this process sees it
  * @param healthPort port of the health/status endpoint; 0 picks one, -1 disables it
+ * @param healthAddress the one address the health/status endpoint listens on; empty for every local
+ *     address (IPv4 and IPv6)
  * @param extendedResourceConflict what to do when a device plugin still serves a name
  * @param healthTaintEffect the effect of taints on unhealthy devices
  * @param healthRecoveryDelay how long a device must stay healthy before its taint is lifted
@@ -70,6 +77,7 @@ public record DriverOptions(
     Path sysfsRoot,
     Path devRoot,
     int healthPort,
+    Optional<InetAddress> healthAddress,
     ExtendedResourceGuard.Policy extendedResourceConflict,
     TaintEffect healthTaintEffect,
     Duration healthRecoveryDelay,
@@ -159,6 +167,13 @@ public record DriverOptions(
               "PORT",
               Integer.toString(DEFAULT_HEALTH_PORT),
               "port of /healthz, /readyz, /status and /metrics; 0 picks one, -1 turns them off"),
+          new Flag(
+              "health-address",
+              "IP",
+              "HEALTH_ADDRESS",
+              "",
+              "every local address (IPv4 and IPv6)",
+              "the one address that port listens on, e.g. 127.0.0.1 or the pod's IP"),
           flag(
               "extended-resource-conflict",
               "wait|warn|fail",
@@ -291,6 +306,7 @@ public record DriverOptions(
     if (port < -1 || port > 65535) {
       throw new IllegalArgumentException("flag --health-port " + port + " must be -1 or 0..65535");
     }
+    Optional<InetAddress> healthAddress = v.get("health-address").map(DriverOptions::ipAddress);
     ExtendedResourceGuard.Policy policy =
         choice(v, "extended-resource-conflict", ExtendedResourceGuard.Policy.values());
     TaintEffect effect;
@@ -333,6 +349,7 @@ public record DriverOptions(
         Path.of(v.required("sysfs-root")),
         Path.of(v.required("dev-root")),
         port,
+        healthAddress,
         policy,
         effect,
         recovery,
@@ -393,6 +410,54 @@ public record DriverOptions(
         .warmUp(warmUp);
     podUid.ifPresent(builder::podUid);
     return builder;
+  }
+
+  /**
+   * Where the health/status endpoint listens: {@link #healthPort} on {@link #healthAddress}, or on
+   * every local address (the wildcard) when none is set.
+   */
+  public InetSocketAddress healthSocketAddress() {
+    return healthAddress
+        .map(a -> new InetSocketAddress(a, healthPort))
+        .orElseGet(() -> new InetSocketAddress(healthPort));
+  }
+
+  private static final Pattern IPV4 =
+      Pattern.compile("(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})");
+  private static final Pattern IPV6 = Pattern.compile("[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*");
+
+  /**
+   * An IP address as written, never a host name: a name would be resolved once, at start, to
+   * whichever of its addresses came first, and the port would listen somewhere nobody asked for.
+   */
+  private static InetAddress ipAddress(String text) {
+    String value = text.trim();
+    if (value.startsWith("[") && value.endsWith("]")) {
+      value = value.substring(1, value.length() - 1);
+    }
+    boolean literal;
+    var v4 = IPV4.matcher(value);
+    if (v4.matches()) {
+      literal = true;
+      for (int i = 1; i <= 4; i++) {
+        literal &= Integer.parseInt(v4.group(i)) <= 255;
+      }
+    } else {
+      // Only hex digits, colons and an embedded IPv4 part: InetAddress parses it without a lookup.
+      literal = IPV6.matcher(value).matches();
+    }
+    try {
+      if (literal) {
+        return InetAddress.getByName(value);
+      }
+    } catch (UnknownHostException e) {
+      // not an address after all: the error below
+    }
+    throw new IllegalArgumentException(
+        "flag --health-address \""
+            + text
+            + "\" must be an IP address such as 127.0.0.1, ::1 or the pod's IP (a host name is not"
+            + " resolved)");
   }
 
   /** The picocli model of {@code run}: one option per flag, each value kept as given. */

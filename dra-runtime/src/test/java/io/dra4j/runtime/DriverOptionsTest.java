@@ -43,6 +43,42 @@ class DriverOptionsTest {
     assertThat(o.providerConfig()).isEmpty();
     assertThat(o.kubeApiQps()).isEqualTo(50);
     assertThat(o.kubeApiBurst()).isEqualTo(100);
+    // The status endpoint listens on every local address unless told one.
+    assertThat(o.healthAddress()).isEmpty();
+    assertThat(o.healthSocketAddress().getAddress().isAnyLocalAddress()).isTrue();
+    assertThat(o.healthSocketAddress().getPort()).isEqualTo(DriverOptions.DEFAULT_HEALTH_PORT);
+  }
+
+  @Test
+  void healthAddressIsAnIpAddressFromTheFlagOrHealthAddress() throws Exception {
+    DriverOptions flag =
+        parse(List.of("--node-name", "n", "--health-address", "127.0.0.1"), DRIVER);
+    assertThat(flag.healthSocketAddress())
+        .isEqualTo(
+            new java.net.InetSocketAddress(
+                java.net.InetAddress.getByAddress(new byte[] {127, 0, 0, 1}),
+                DriverOptions.DEFAULT_HEALTH_PORT));
+    Map<String, String> env = Map.of("DRIVER_NAME", "gpu.example.com", "HEALTH_ADDRESS", "[::1]");
+    DriverOptions fromEnv = parse(List.of("--node-name", "n", "--health-port=9090"), env);
+    assertThat(fromEnv.healthAddress().orElseThrow().isLoopbackAddress()).isTrue();
+    assertThat(fromEnv.healthAddress().orElseThrow()).isInstanceOf(java.net.Inet6Address.class);
+    assertThat(fromEnv.healthSocketAddress().getPort()).isEqualTo(9090);
+    assertThat(
+            parse(List.of("--node-name", "n", "--health-address=10.1.2.3"), env)
+                .healthAddress()
+                .orElseThrow()
+                .getHostAddress())
+        .isEqualTo("10.1.2.3");
+    // Host names are refused (never resolved), and so is what InetAddress would read as one.
+    for (String wrong : List.of("localhost", "1.2.3", "10.1.2.256", "::g", "fe80::1%eth0")) {
+      assertThatThrownBy(
+              () -> parse(List.of("--node-name", "n", "--health-address=" + wrong), DRIVER))
+          .hasMessage(
+              "flag --health-address \""
+                  + wrong
+                  + "\" must be an IP address such as 127.0.0.1, ::1 or the pod's IP (a host name"
+                  + " is not resolved)");
+    }
   }
 
   @Test
@@ -282,6 +318,9 @@ class DriverOptionsTest {
     expected.put("--sysfs-root", List.of("default: " + ProviderContext.DEFAULT_SYSFS_ROOT));
     expected.put("--dev-root", List.of("default: " + ProviderContext.DEFAULT_DEV_ROOT));
     expected.put("--health-port", List.of("default: " + DriverOptions.DEFAULT_HEALTH_PORT));
+    expected.put(
+        "--health-address",
+        List.of("default: every local address (IPv4 and IPv6)", "HEALTH_ADDRESS"));
     expected.put("--extended-resource-conflict", List.of("default: wait"));
     expected.put("--health-taint-effect", List.of("default: NoSchedule"));
     expected.put("--health-recovery-delay", List.of("default: 60s"));

@@ -5,6 +5,7 @@ import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ExecutorService;
@@ -36,20 +37,32 @@ public final class StatusServer implements AutoCloseable {
   /**
    * Starts serving.
    *
-   * @param port on every local address (IPv4 and IPv6); 0 picks a free port
+   * @param address where to listen: one address, or the wildcard for every local address (IPv4 and
+   *     IPv6); port 0 picks a free port
    * @param alive answers /healthz
    * @param ready answers /readyz
    * @param statusJson the body of /status
    * @param metrics answers /metrics (the Prometheus client's handler of the driver's registry)
    */
   public static StatusServer start(
-      int port,
+      InetSocketAddress address,
       BooleanSupplier alive,
       BooleanSupplier ready,
       Supplier<String> statusJson,
       HttpHandler metrics)
       throws IOException {
-    HttpServer server = HttpServer.create(new InetSocketAddress(port), 16);
+    HttpServer server;
+    try {
+      server = HttpServer.create(address, 16);
+    } catch (BindException e) {
+      // Which address and port, and that they are the driver's flags: the JDK says neither.
+      throw new IOException(
+          "the status endpoint cannot listen on "
+              + where(address)
+              + " (--health-address, --health-port): "
+              + e.getMessage(),
+          e);
+    }
     ExecutorService executor =
         Executors.newSingleThreadExecutor(
             r -> {
@@ -63,7 +76,8 @@ public final class StatusServer implements AutoCloseable {
     server.createContext("/status", ex -> report(ex, "application/json", statusJson));
     server.createContext("/metrics", metrics);
     server.start();
-    LOG.info("status endpoint on port {}: /healthz /readyz /status /metrics", port(server));
+    LOG.info(
+        "status endpoint on {}: /healthz /readyz /status /metrics", where(server.getAddress()));
     return new StatusServer(server, executor);
   }
 
@@ -73,6 +87,15 @@ public final class StatusServer implements AutoCloseable {
 
   private static int port(HttpServer server) {
     return server.getAddress().getPort();
+  }
+
+  /** {@code 127.0.0.1:8081}, {@code [::1]:8081}, or {@code port 8081 of every local address}. */
+  private static String where(InetSocketAddress a) {
+    if (a.getAddress() == null || a.getAddress().isAnyLocalAddress()) {
+      return "port " + a.getPort() + " of every local address";
+    }
+    String host = a.getAddress().getHostAddress();
+    return (host.contains(":") ? "[" + host + "]" : host) + ":" + a.getPort();
   }
 
   private static void report(HttpExchange ex, String type, Supplier<String> body)
