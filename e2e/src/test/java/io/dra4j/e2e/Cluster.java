@@ -113,6 +113,18 @@ public final class Cluster {
     return run(List.of("kubectl", "apply", "-f", "-"), yaml);
   }
 
+  /**
+   * {@code kubectl create --dry-run=server --validate=strict -o json}: the API server validates and
+   * defaults the object as for a create (fieldValidation=Strict: an unknown or duplicate field is
+   * an error) and returns it, storing nothing.
+   */
+  String createDryRunStrict(String yaml) {
+    return run(
+        List.of(
+            "kubectl", "create", "--dry-run=server", "--validate=strict", "-o", "json", "-f", "-"),
+        yaml);
+  }
+
   /** {@code kubectl create} of a YAML or JSON document (fails if it exists). */
   String create(String yaml) {
     return run(List.of("kubectl", "create", "-f", "-"), yaml);
