@@ -145,7 +145,11 @@ public final class Informer<T extends KubeObject> implements AutoCloseable {
         }
         Duration d = backoff.next();
         LOG.warn(
-            "informer {}: {}; listing again in {} ms", type.plural(), e.getMessage(), d.toMillis());
+            "informer {}: {}; listing again in {} ms{}",
+            type.plural(),
+            e.getMessage(),
+            d.toMillis(),
+            e.whatToCheck("list and watch " + type.plural()));
         if (!sleep(d)) {
           return;
         }

@@ -47,4 +47,23 @@ public class KubeException extends Exception {
   public boolean isAlreadyExists() {
     return status == 409 && "AlreadyExists".equals(reason);
   }
+
+  /**
+   * For a refusal a platform engineer fixes (401, 403), what to check, as a parenthesis to append
+   * to the error's line; otherwise empty. The one wording of these hints for every API caller.
+   *
+   * @param access what the driver was refused, e.g. {@code "write ResourceSlices"}
+   */
+  public String whatToCheck(String access) {
+    return switch (status) {
+      case 401 ->
+          " (the API server does not accept the driver's credentials: check its kubeconfig or"
+              + " ServiceAccount token)";
+      case 403 ->
+          " (the driver's ServiceAccount may not "
+              + access
+              + ": check the ClusterRole and binding of its chart or deploy/ folder)";
+      default -> "";
+    };
+  }
 }

@@ -1046,15 +1046,11 @@ public final class SlicePublisher implements AutoCloseable {
 
   /** For a refusal the platform engineer fixes, what to check; otherwise nothing. */
   static String whatToDo(Exception e) {
-    if (e instanceof KubeException k && (k.status() == 401 || k.status() == 403)) {
-      return k.status() == 401
-          ? " (the API server does not accept the driver's credentials: check its kubeconfig or"
-              + " ServiceAccount token)"
-          : " (the driver's ServiceAccount may not write ResourceSlices: check the ClusterRole"
-              + " and binding of its chart or deploy/ folder, and that the ValidatingAdmissionPolicy"
-              + " allows this node)";
-    }
-    return "";
+    return e instanceof KubeException k
+        ? k.whatToCheck(
+            "write this node's ResourceSlices (the ValidatingAdmissionPolicy of the chart limits a"
+                + " driver to its own node)")
+        : "";
   }
 
   /** The listener used when none is set: errors go to the error handler, syncs to debug. */
