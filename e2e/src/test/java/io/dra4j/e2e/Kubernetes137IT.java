@@ -214,6 +214,52 @@ class Kubernetes137IT {
         .hasMessageContaining("is not allowed to use ResourceClaim group-gpu");
   }
 
+  @Test
+  void theRealSchedulerBindsOnlyOnceOurDriverReportsTheDeviceAttached() throws Exception {
+    startNode(
+        "k137-bind",
+        2,
+        "devices",
+        "2",
+        "attach-devices",
+        "all",
+        "attach-failures",
+        "gpu-1",
+        "attach-delay",
+        "2s");
+    claimAndPod("attach-ok", ATTRS + ".index == 0");
+    JsonNode allocated = scenario.allocated("attach-ok");
+    assertThat(Scenario.results(allocated).get(0).path("bindingConditions").get(0).asText())
+        .isEqualTo("Attached");
+    // PreBind waits for the binding condition our driver writes; then the pod is bound.
+    scenario.bound("pod-attach-ok");
+    assertThat(condition("attach-ok", "gpu-0", "Attached"))
+        .as("bound only with the binding condition True")
+        .contains("True");
+
+    // gpu-1's attachment fails: our driver sets the failure condition and the scheduler does not
+    // bind the pod (it takes the allocation back and tries again, failing each time).
+    claimAndPod("attach-bad", ATTRS + ".index == 1");
+    node.await(
+        "AttachFailed=True on gpu-1",
+        () -> condition("attach-bad", "gpu-1", "AttachFailed").equals(Optional.of("True")));
+    assertThat(scenario.pod("pod-attach-bad").path("spec").path("nodeName").asText()).isEmpty();
+  }
+
+  /** The status of a condition of the claim's device in {@code status.devices}. */
+  private Optional<String> condition(String claim, String device, String type) throws Exception {
+    for (JsonNode d : scenario.claim(claim).path("status").path("devices")) {
+      if (d.path("device").asText().equals(device)) {
+        for (JsonNode c : d.path("conditions")) {
+          if (c.path("type").asText().equals(type)) {
+            return Optional.of(c.path("status").asText());
+          }
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
   /** The test kit's allocator on what the real cluster holds now, for the claim on this node. */
   private AllocationOutcome testKit(String claim) throws Exception {
     List<ResourceSlice> slices =
