@@ -672,6 +672,7 @@ public final class FleetBench {
     long failed = fleet.stream().mapToLong(n -> n.requests.failedAttempts()).sum() - failedBefore;
     double driverPeak = peakPerSecond(driverPerSecond, tStart, end);
     double driverPeakWhileDown = peakPerSecond(driverPerSecond, tStopped, tStart);
+    double driverPeakFromReady = peakPerSecond(driverPerSecond, tReady, end);
     double[] serverRates = serverPeakAndMean(tStart, end);
     List<Double> times = resynced.values().stream().map(t -> secs(t - tReady)).sorted().toList();
     Map<String, Object> f = new LinkedHashMap<>();
@@ -687,6 +688,7 @@ public final class FleetBench {
     f.put("driver_requests_by_verb_resource_per_node", perNode(client));
     f.put("driver_peak_qps_from_restart", driverPeak);
     f.put("driver_peak_attempts_per_second_while_down", driverPeakWhileDown);
+    f.put("driver_peak_qps_from_ready", driverPeakFromReady);
     f.put("server_peak_qps_from_restart", serverRates[0]);
     f.put("driver_peak_vs_rollout_peak", driverPeak / rolloutDriverPeak);
     f.put("server_peak_vs_rollout_peak", serverRates[0] / rolloutServerPeak);
@@ -721,7 +723,9 @@ public final class FleetBench {
             + fmt(rolloutDriverPeak)
             + " QPS (client side, 1 s); while the server was away "
             + fmt(driverPeakWhileDown)
-            + " attempts/s at most");
+            + " attempts/s at most; from readyz on "
+            + fmt(driverPeakFromReady)
+            + " QPS");
     row(
         o + ": all clients' peak QPS after the restart / roll-out peak",
         fmt(serverRates[0] / rolloutServerPeak) + "x",
@@ -1192,6 +1196,16 @@ public final class FleetBench {
   private void writeResults() throws IOException {
     Files.createDirectories(out);
     figures.put("nodes", nodes);
+    int last = Math.min(driverPerSecond.length(), (int) clock.seconds(System.nanoTime()) + 1);
+    long[] sent = new long[last];
+    long[] unanswered = new long[last];
+    for (int i = 0; i < last; i++) {
+      sent[i] = driverPerSecond.get(i);
+      unanswered[i] = driverFailedPerSecond.get(i);
+    }
+    figures.put("drivers_sent_per_second", sent);
+    figures.put("drivers_unanswered_per_second", unanswered);
+    figures.put("markers_seconds", markers);
     figures.put("devices_per_node", devices);
     Files.writeString(out.resolve("fleet-figures.json"), JSON.writeValueAsString(figures));
     StringBuilder sb = new StringBuilder();
