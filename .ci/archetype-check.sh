@@ -52,6 +52,10 @@ for expected in 'image: "registry.example.com/acme-driver:0.1.0"' 'value: "accel
 done
 
 # --- the image: image/build.sh as a vendor runs it, when that is cheap ---
+# The project's image assembler is a copy of the examples' (a generated project stands alone);
+# the copy may not drift from the one the examples' image tests run.
+cmp -s "$work/acme-driver/image/assemble.py" examples/images/assemble.py ||
+  fail "image/assemble.py differs from examples/images/assemble.py: update the archetype's copy"
 (cd "$work/acme-driver" && bash -n image/build.sh && python3 -m py_compile image/assemble.py) ||
   fail "image/build.sh or image/assemble.py does not parse"
 if [ "$(id -u)" = 0 ] && compgen -G "$HOME/.cache/dra4j/base-debian12-jre17-*/base.tar" >/dev/null &&
