@@ -45,7 +45,7 @@ public record ResourceClaimConsumerReference(
   }
 
   /** Whether this entry names a PodGroup rather than a pod. */
-  public boolean isPodGroup() {
+  public boolean refersToPodGroup() {
     return apiGroup.equals(SCHEDULING_GROUP) && resource.equals("podgroups");
   }
 }

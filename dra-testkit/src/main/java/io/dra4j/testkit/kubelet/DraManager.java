@@ -306,7 +306,7 @@ public final class DraManager {
         return true;
       }
       if (workloadResourceClaims
-          && r.isPodGroup()
+          && r.refersToPodGroup()
           && group.isPresent()
           && r.name().equals(group.get())) {
         return true;
