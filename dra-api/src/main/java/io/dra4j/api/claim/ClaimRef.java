@@ -1,5 +1,6 @@
 package io.dra4j.api.claim;
 
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -17,5 +18,20 @@ public record ClaimRef(String namespace, String name, String uid) {
   @Override
   public String toString() {
     return namespace + "/" + name + " (" + uid + ")";
+  }
+
+  /**
+   * A message about this claim without {@code "claim <this>: "} (or {@code ", "}) in front. The
+   * claim is named once, where the message leaves (the kubelet's error, a log line that names it
+   * anyway); a provider or an inner step that named it too would make the reader see it twice.
+   */
+  public String unprefixed(String message) {
+    String named = "claim " + this;
+    for (String separator : List.of(": ", ", ")) {
+      if (message.startsWith(named + separator)) {
+        return message.substring(named.length() + separator.length());
+      }
+    }
+    return message;
   }
 }

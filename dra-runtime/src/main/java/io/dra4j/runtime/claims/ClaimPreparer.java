@@ -229,7 +229,7 @@ public final class ClaimPreparer implements NodeService {
               earlier);
           rolled.add(r.claim().uid());
         } catch (ClaimException | IOException e) {
-          failures.add(r.claim() + ": " + withoutClaim(r.claim(), Failures.describe(e)));
+          failures.add(r.claim() + ": " + r.claim().unprefixed(Failures.describe(e)));
           remaining.add(r);
           reportError(
               "driver "
@@ -238,7 +238,7 @@ public final class ClaimPreparer implements NodeService {
                   + r.claim()
                   + ": recovery could not roll it back (the record is kept and the rollback is"
                   + " tried again on the next prepare or start): "
-                  + withoutClaim(r.claim(), Failures.describe(e)),
+                  + r.claim().unprefixed(Failures.describe(e)),
               e);
         }
       }
@@ -371,7 +371,7 @@ public final class ClaimPreparer implements NodeService {
                 "driver {} claim {}: prepare failed: {}",
                 driver,
                 ref,
-                withoutClaim(ref, result.error().get()));
+                ref.unprefixed(result.error().get()));
             String err = result.error().get();
             notify(() -> listener.prepareFailed(ref, err, took));
           }
@@ -511,7 +511,7 @@ public final class ClaimPreparer implements NodeService {
     } catch (DeviceException | RuntimeException e) {
       String msg =
           e instanceof DeviceException
-              ? withoutClaim(ref, String.valueOf(e.getMessage()))
+              ? ref.unprefixed(String.valueOf(e.getMessage()))
               : "provider " + provider.name() + " failed: " + Failures.describe(e);
       if (e instanceof RuntimeException) {
         log.error("driver {} claim {}: provider.prepare threw", driver, ref, e);
@@ -648,7 +648,7 @@ public final class ClaimPreparer implements NodeService {
       return new ClaimException(
           message
               + " (and rolling it back failed: "
-              + withoutClaim(started.claim(), Failures.describe(e))
+              + started.claim().unprefixed(Failures.describe(e))
               + ")",
           cause);
     }
@@ -678,7 +678,7 @@ public final class ClaimPreparer implements NodeService {
                 + ": rolling back ("
                 + why
                 + ") failed: "
-                + withoutClaim(ref, Failures.describe(e)),
+                + ref.unprefixed(Failures.describe(e)),
             e);
       }
       reportError(
@@ -689,7 +689,7 @@ public final class ClaimPreparer implements NodeService {
               + ": provider.unprepare during rollback failed (ignored, "
               + why
               + "): "
-              + withoutClaim(ref, Failures.describe(e)),
+              + ref.unprefixed(Failures.describe(e)),
           e);
     }
     CrashPoints.reach(CrashPoints.ROLLBACK_AFTER_PROVIDER);
@@ -889,7 +889,7 @@ public final class ClaimPreparer implements NodeService {
                 "driver {} claim {}: unprepare failed: {}",
                 driver,
                 ref,
-                withoutClaim(ref, error.get()));
+                ref.unprefixed(error.get()));
             String err = error.get();
             notify(() -> listener.unprepareFailed(ref, err, took));
           }
@@ -922,7 +922,7 @@ public final class ClaimPreparer implements NodeService {
           if (e instanceof RuntimeException) {
             log.error("driver {} claim {}: provider.unprepare threw", driver, ref, e);
           }
-          return Optional.of("claim " + ref + ": " + withoutClaim(ref, Failures.describe(e)));
+          return Optional.of("claim " + ref + ": " + ref.unprefixed(Failures.describe(e)));
         }
         reportError(
             "driver "
@@ -930,7 +930,7 @@ public final class ClaimPreparer implements NodeService {
                 + " claim "
                 + ref
                 + ": provider.unprepare of a record from before the reboot failed (ignored): "
-                + withoutClaim(ref, Failures.describe(e)),
+                + ref.unprefixed(Failures.describe(e)),
             e);
       }
       CrashPoints.reach(CrashPoints.AFTER_PROVIDER_UNPREPARE);
@@ -1156,20 +1156,5 @@ public final class ClaimPreparer implements NodeService {
       CheckpointStore store = CheckpointStore.open(pluginDataDirectory, bootIdFile);
       return new ClaimPreparer(this, store);
     }
-  }
-
-  /**
-   * A message about one claim without the claim's name in front. The claim is named once, where the
-   * message leaves (the kubelet's error, a log line that names it anyway); a provider or an inner
-   * step that named it too would make the reader see it twice.
-   */
-  static String withoutClaim(ClaimRef ref, String message) {
-    String named = "claim " + ref;
-    for (String separator : List.of(": ", ", ")) {
-      if (message.startsWith(named + separator)) {
-        return message.substring(named.length() + separator.length());
-      }
-    }
-    return message;
   }
 }

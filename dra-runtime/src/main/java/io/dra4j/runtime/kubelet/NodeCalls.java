@@ -159,7 +159,12 @@ final class NodeCalls {
         log.error("#{} {} driver={} claim {}: {}", id, method, driverName, claim, r.error().get());
       } else if (!r.isOk()) {
         log.warn(
-            "#{} {} driver={} claim {} failed: {}", id, method, driverName, claim, r.error().get());
+            "#{} {} driver={} claim {} failed: {}",
+            id,
+            method,
+            driverName,
+            claim,
+            claim.unprefixed(r.error().get()));
       } else {
         r = stripSubrequests(r);
       }
@@ -182,7 +187,13 @@ final class NodeCalls {
         r = Optional.of("unprepare failed (driver " + driverName + " gave no reason)");
       }
       if (r.isPresent()) {
-        log.warn("#{} {} driver={} claim {} failed: {}", id, method, driverName, claim, r.get());
+        log.warn(
+            "#{} {} driver={} claim {} failed: {}",
+            id,
+            method,
+            driverName,
+            claim,
+            claim.unprefixed(r.get()));
       }
       out.put(claim.uid(), r);
     }
