@@ -158,13 +158,7 @@ final class NodeCalls {
         r = ClaimPrepareResult.failed(missingResult(claim));
         log.error("#{} {} driver={} claim {}: {}", id, method, driverName, claim, r.error().get());
       } else if (!r.isOk()) {
-        log.warn(
-            "#{} {} driver={} claim {} failed: {}",
-            id,
-            method,
-            driverName,
-            claim,
-            claim.unprefixed(r.error().get()));
+        warnFailed(id, method, claim, r.error().get());
       } else {
         r = stripSubrequests(r);
       }
@@ -182,23 +176,28 @@ final class NodeCalls {
       if (r == null) {
         r = Optional.of(missingResult(claim));
         log.error("#{} {} driver={} claim {}: {}", id, method, driverName, claim, r.get());
-      } else if (r.isPresent() && r.get().isBlank()) {
-        // An empty error string reads as success to the kubelet; keep the failure visible.
-        r = Optional.of("unprepare failed (driver " + driverName + " gave no reason)");
-      }
-      if (r.isPresent()) {
-        log.warn(
-            "#{} {} driver={} claim {} failed: {}",
-            id,
-            method,
-            driverName,
-            claim,
-            claim.unprefixed(r.get()));
+      } else if (r.isPresent()) {
+        if (r.get().isBlank()) {
+          // An empty error string reads as success to the kubelet; keep the failure visible.
+          r = Optional.of("unprepare failed (driver " + driverName + " gave no reason)");
+        }
+        warnFailed(id, method, claim, r.get());
       }
       out.put(claim.uid(), r);
     }
     warnUnknown(id, method, claims, raw);
     return out;
+  }
+
+  /** One line per failed claim; the claim is named by the line, so not again by its error. */
+  private void warnFailed(long id, String method, ClaimRef claim, String error) {
+    log.warn(
+        "#{} {} driver={} claim {} failed: {}",
+        id,
+        method,
+        driverName,
+        claim,
+        claim.unprefixed(error));
   }
 
   private String missingResult(ClaimRef claim) {
