@@ -3,6 +3,7 @@ package io.dra4j.runtime.status;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.dra4j.runtime.testsupport.ListeningSockets;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -13,11 +14,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.Locale;
 import java.util.Set;
-import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 /** Where the status endpoint listens, read back from the kernel's socket tables. */
@@ -47,7 +44,7 @@ class StatusServerTest {
   void listensOnlyOnTheConfiguredAddress() throws Exception {
     InetAddress loopback = InetAddress.getByAddress(new byte[] {127, 0, 0, 1});
     try (StatusServer server = start(new InetSocketAddress(loopback, 0))) {
-      assertThat(listeners(server.port())).hasSize(1).isSubsetOf(LOOPBACK_V4);
+      assertThat(ListeningSockets.addresses(server.port())).hasSize(1).isSubsetOf(LOOPBACK_V4);
       HttpResponse<String> healthz =
           HttpClient.newHttpClient()
               .send(
@@ -62,7 +59,7 @@ class StatusServerTest {
   @Test
   void listensOnEveryLocalAddressByDefault() throws Exception {
     try (StatusServer server = start(new InetSocketAddress(0))) {
-      assertThat(listeners(server.port())).hasSize(1).isSubsetOf(WILDCARD);
+      assertThat(ListeningSockets.addresses(server.port())).hasSize(1).isSubsetOf(WILDCARD);
     }
   }
 
@@ -87,28 +84,5 @@ class StatusServerTest {
             "the status endpoint cannot listen on "
                 + shown
                 + ":8081 (--health-address, --health-port): ");
-  }
-
-  /**
-   * The local addresses (hex, as the kernel writes them) of every listening TCP socket on {@code
-   * port}, IPv4 and IPv6, in this network namespace.
-   */
-  static Set<String> listeners(int port) throws IOException {
-    String portHex = String.format(Locale.ROOT, "%04X", port);
-    Set<String> found = new TreeSet<>();
-    for (String table : new String[] {"/proc/net/tcp", "/proc/net/tcp6"}) {
-      Path file = Path.of(table);
-      if (!Files.exists(file)) {
-        continue; // IPv6 turned off
-      }
-      for (String line : Files.readAllLines(file)) {
-        String[] f = line.trim().split("\\s+");
-        // sl local_address rem_address st ...; st 0A is LISTEN.
-        if (f.length > 3 && f[3].equals("0A") && f[1].endsWith(":" + portHex)) {
-          found.add(f[1].substring(0, f[1].indexOf(':')));
-        }
-      }
-    }
-    return found;
   }
 }

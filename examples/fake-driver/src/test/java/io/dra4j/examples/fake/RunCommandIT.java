@@ -11,17 +11,12 @@ import io.dra4j.runtime.kube.Node;
 import io.dra4j.runtime.kube.ResourceSlice;
 import io.dra4j.testkit.kubelet.KubeletSimulator;
 import io.dra4j.testkit.kubelet.PluginInstance;
-import java.io.IOException;
 import java.net.ServerSocket;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -33,13 +28,13 @@ import org.junit.jupiter.api.io.TempDir;
  * (also a real process), registering with the kubelet simulator: what a DaemonSet pod does.
  */
 class RunCommandIT {
-  private final List<Process> processes = new ArrayList<>();
+  private final JarProcesses processes = new JarProcesses();
 
   @TempDir Path dir;
 
   @AfterEach
   void stop() {
-    processes.forEach(Process::destroyForcibly);
+    processes.killAll();
   }
 
   @Test
@@ -47,7 +42,7 @@ class RunCommandIT {
     Path apiJar = Path.of("../../dra-testkit/target/dra-testkit-apiserver.jar");
     assertThat(apiJar).exists();
     Path kubeconfig = dir.resolve("kubeconfig");
-    start(
+    processes.start(
         dir.resolve("api.log"),
         "-jar",
         apiJar.toString(),
@@ -64,7 +59,7 @@ class RunCommandIT {
       healthPort = s.getLocalPort();
     }
     Process driver =
-        start(
+        processes.start(
             dir.resolve("driver.log"),
             "-jar",
             System.getProperty("dra4j.jar"),
@@ -103,7 +98,7 @@ class RunCommandIT {
     assertThat(log("driver.log")).doesNotContain("SLF4J");
     // The first scrape, before the driver registered: every series of the README is there.
     MetricsScrape.checkFirstScrape(
-        get(HttpClient.newHttpClient(), healthPort, "/metrics").body(), dir);
+        JarProcesses.get(HttpClient.newHttpClient(), healthPort, "/metrics").body(), dir);
     try (HttpKubeClient admin = KubeClients.fromKubeconfig(kubeconfig)) {
       admin.create(
           Node.TYPE,
@@ -120,9 +115,9 @@ class RunCommandIT {
 
       // The status endpoint the DaemonSet's probes use.
       HttpClient http = HttpClient.newHttpClient();
-      await(() -> get(http, healthPort, "/readyz").statusCode() == 200, "ready");
-      assertThat(get(http, healthPort, "/healthz").statusCode()).isEqualTo(200);
-      HttpResponse<String> status = get(http, healthPort, "/status");
+      await(() -> JarProcesses.get(http, healthPort, "/readyz").statusCode() == 200, "ready");
+      assertThat(JarProcesses.get(http, healthPort, "/healthz").statusCode()).isEqualTo(200);
+      HttpResponse<String> status = JarProcesses.get(http, healthPort, "/status");
       assertThat(status.headers().firstValue("Content-Type")).contains("application/json");
       assertThat(status.body())
           .contains("\"driver\" : \"gpu.example.com\"")
@@ -130,7 +125,9 @@ class RunCommandIT {
       await(
           () -> {
             JsonNode health =
-                KubeJson.mapper().readTree(get(http, healthPort, "/status").body()).path("health");
+                KubeJson.mapper()
+                    .readTree(JarProcesses.get(http, healthPort, "/status").body())
+                    .path("health");
             for (JsonNode d : health.path("devices")) {
               if (d.path("device").asText().equals("gpu-2")
                   && d.path("status").asText().equals("UNHEALTHY")
@@ -141,7 +138,7 @@ class RunCommandIT {
             return false;
           },
           "gpu-2 unhealthy in /status");
-      assertThat(get(http, healthPort, "/metrics").body())
+      assertThat(JarProcesses.get(http, healthPort, "/metrics").body())
           .contains("dra4j_driver_info{driver=\"gpu.example.com\",node=\"node-1\"} 1")
           .contains("dra4j_ready 1")
           .contains("dra4j_published_devices 3");
@@ -159,53 +156,12 @@ class RunCommandIT {
     }
   }
 
-  private static HttpResponse<String> get(HttpClient http, int port, String path) throws Exception {
-    return http.send(
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
-        HttpResponse.BodyHandlers.ofString());
-  }
-
-  private Process start(Path log, String... args) throws IOException {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.addAll(List.of(args));
-    Process p =
-        new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-    processes.add(p);
-    return p;
+  private void await(JarProcesses.Check check, String what) throws Exception {
+    processes.await(check, what);
   }
 
   private String log(String name) {
-    try {
-      return Files.readString(dir.resolve(name));
-    } catch (IOException e) {
-      return e.toString();
-    }
-  }
-
-  interface Check {
-    boolean ok() throws Exception;
-  }
-
-  private void await(Check check, String what) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (System.nanoTime() < deadline) {
-      try {
-        if (check.ok()) {
-          return;
-        }
-      } catch (Exception e) {
-        // not yet
-      }
-      Thread.sleep(100);
-    }
-    throw new AssertionError(
-        "timed out waiting for "
-            + what
-            + "\napi:\n"
-            + log("api.log")
-            + "\ndriver:\n"
-            + log("driver.log"));
+    return JarProcesses.read(dir.resolve(name));
   }
 
   private static int publishedDevices(HttpKubeClient client) throws Exception {

@@ -2,6 +2,7 @@ package io.dra4j.examples.fake;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.dra4j.runtime.testsupport.ListeningSockets;
 import io.dra4j.testkit.kubelet.KubeletSimulator;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -10,9 +11,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.net.Socket;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,10 +19,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -52,14 +49,14 @@ class SecretsAndHealthAddressIT {
   private static final Set<String> WILDCARD =
       Set.of("00000000", "00000000000000000000000000000000");
 
-  private final List<Process> processes = new ArrayList<>();
+  private final JarProcesses processes = new JarProcesses();
   private final List<AutoCloseable> closeables = new ArrayList<>();
 
   @TempDir Path dir;
 
   @AfterEach
   void stop() throws Exception {
-    processes.forEach(Process::destroyForcibly);
+    processes.killAll();
     for (AutoCloseable c : closeables) {
       c.close();
     }
@@ -70,7 +67,7 @@ class SecretsAndHealthAddressIT {
     Path apiJar = Path.of("../../dra-testkit/target/dra-testkit-apiserver.jar");
     assertThat(apiJar).exists();
     Path apiLog = dir.resolve("api.log");
-    start(
+    processes.start(
         apiLog,
         "-jar",
         apiJar.toString(),
@@ -82,8 +79,8 @@ class SecretsAndHealthAddressIT {
         "node-1",
         "--node",
         "node-2");
-    await(() -> log(apiLog).startsWith("http://"), "the API server's URL", apiLog);
-    String url = log(apiLog).lines().findFirst().orElseThrow().trim();
+    processes.await(() -> JarProcesses.read(apiLog).startsWith("http://"), "the API server's URL");
+    String url = JarProcesses.read(apiLog).lines().findFirst().orElseThrow().trim();
 
     // Driver 1: the token in its kubeconfig, debug logs, the health port on 127.0.0.1 only.
     Path inline =
@@ -99,45 +96,48 @@ class SecretsAndHealthAddressIT {
     Path log2 = dir.resolve("driver-2.log");
     driver(log2, "node-2", fromFile, "trace");
 
-    await(() -> log(log2).contains("401 Unauthorized"), "the informers' 401 warning", log2);
+    processes.await(
+        () -> JarProcesses.read(log2).contains("401 Unauthorized"), "the informers' 401 warning");
     // Rotation: the file is re-read when it changes.
     Files.writeString(tokenFile, SECRET + "\n");
 
     int port1 = statusPort(log1, "status endpoint on 127\\.0\\.0\\.1:(\\d+): /healthz");
     int port2 = statusPort(log2, "status endpoint on port (\\d+) of every local address: /healthz");
     HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-    await(() -> get(http, port1, "/readyz").statusCode() == 200, "driver 1 ready", log1);
-    await(() -> get(http, port2, "/readyz").statusCode() == 200, "driver 2 ready", log2);
+    processes.await(
+        () -> JarProcesses.get(http, port1, "/readyz").statusCode() == 200, "driver 1 ready");
+    processes.await(
+        () -> JarProcesses.get(http, port2, "/readyz").statusCode() == 200, "driver 2 ready");
 
     for (int port : List.of(port1, port2)) {
       for (String path : List.of("/healthz", "/readyz", "/status", "/metrics")) {
-        HttpResponse<String> r = get(http, port, path);
+        HttpResponse<String> r = JarProcesses.get(http, port, path);
         assertThat(r.statusCode()).as(path).isEqualTo(200);
         assertThat(r.body()).as(path).doesNotContain(SECRET).doesNotContain(WRONG_SECRET);
         assertThat(r.headers().map().toString()).as(path).doesNotContain(SECRET);
       }
-      assertThat(get(http, port, "/status").body()).contains("\"registered\" : true");
+      assertThat(JarProcesses.get(http, port, "/status").body()).contains("\"registered\" : true");
     }
 
     // Driver 1 listens on 127.0.0.1 alone; driver 2 on every local address.
-    assertThat(listeners(port1)).hasSize(1).isSubsetOf(LOOPBACK_V4);
-    assertThat(listeners(port2)).hasSize(1).isSubsetOf(WILDCARD);
+    assertThat(ListeningSockets.addresses(port1)).hasSize(1).isSubsetOf(LOOPBACK_V4);
+    assertThat(ListeningSockets.addresses(port2)).hasSize(1).isSubsetOf(WILDCARD);
     Optional<InetAddress> other = nonLoopbackAddress();
     if (other.isPresent()) {
       assertThat(connects(other.get(), port1)).as("driver 1 on " + other.get()).isFalse();
       assertThat(connects(other.get(), port2)).as("driver 2 on " + other.get()).isTrue();
     }
 
-    for (Process p : processes.subList(1, processes.size())) {
+    for (Process p : processes.all().subList(1, processes.all().size())) {
       p.destroy(); // SIGTERM: the shutdown's lines are logs too
       assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
     }
     for (Path log : List.of(log1, log2)) {
-      String text = log(log);
+      String text = JarProcesses.read(log);
       assertThat(text).as(log.toString()).contains(" DEBUG ").contains("stopping");
       assertThat(text).as(log.toString()).doesNotContain(SECRET).doesNotContain(WRONG_SECRET);
     }
-    assertThat(log(log2)).contains(" TRACE ");
+    assertThat(JarProcesses.read(log2)).contains(" TRACE ");
   }
 
   private void driver(Path log, String node, Path kubeconfig, String level, String... more)
@@ -167,7 +167,7 @@ class SecretsAndHealthAddressIT {
                 "--devices",
                 "2"));
     Collections.addAll(args, more);
-    start(log, args.toArray(String[]::new));
+    processes.start(log, args.toArray(String[]::new));
   }
 
   private static String kubeconfig(String server, String credential) {
@@ -195,18 +195,10 @@ class SecretsAndHealthAddressIT {
   /** The port in the driver's "status endpoint on ..." line, which must match {@code line}. */
   private int statusPort(Path log, String line) throws Exception {
     Pattern p = Pattern.compile(line);
-    await(() -> p.matcher(log(log)).find(), "a line matching " + line, log);
-    Matcher m = p.matcher(log(log));
+    processes.await(() -> p.matcher(JarProcesses.read(log)).find(), "a line matching " + line);
+    Matcher m = p.matcher(JarProcesses.read(log));
     assertThat(m.find()).isTrue();
     return Integer.parseInt(m.group(1));
-  }
-
-  private static HttpResponse<String> get(HttpClient http, int port, String path) throws Exception {
-    return http.send(
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-            .timeout(Duration.ofSeconds(10))
-            .build(),
-        HttpResponse.BodyHandlers.ofString());
   }
 
   private static boolean connects(InetAddress address, int port) throws IOException {
@@ -230,71 +222,5 @@ class SecretsAndHealthAddressIT {
       }
     }
     return Optional.empty();
-  }
-
-  /** The local addresses (hex, as the kernel writes them) of the TCP sockets listening on port. */
-  private static Set<String> listeners(int port) throws IOException {
-    String portHex = String.format(Locale.ROOT, "%04X", port);
-    Set<String> found = new TreeSet<>();
-    for (String table : new String[] {"/proc/net/tcp", "/proc/net/tcp6"}) {
-      Path file = Path.of(table);
-      if (!Files.exists(file)) {
-        continue; // IPv6 turned off
-      }
-      for (String line : Files.readAllLines(file)) {
-        String[] f = line.trim().split("\\s+");
-        // sl local_address rem_address st ...; st 0A is LISTEN.
-        if (f.length > 3 && f[3].equals("0A") && f[1].endsWith(":" + portHex)) {
-          found.add(f[1].substring(0, f[1].indexOf(':')));
-        }
-      }
-    }
-    return found;
-  }
-
-  private Process start(Path log, String... args) throws IOException {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.addAll(List.of(args));
-    // Standard output and standard error, both: a secret must be in neither.
-    Process p =
-        new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-    processes.add(p);
-    return p;
-  }
-
-  private static String log(Path file) {
-    try {
-      return Files.readString(file);
-    } catch (IOException e) {
-      return e.toString();
-    }
-  }
-
-  interface Check {
-    boolean ok() throws Exception;
-  }
-
-  private void await(Check check, String what, Path log) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (System.nanoTime() < deadline) {
-      try {
-        if (check.ok()) {
-          return;
-        }
-      } catch (Exception e) {
-        // not yet
-      }
-      Thread.sleep(100);
-    }
-    throw new AssertionError(
-        "timed out waiting for "
-            + what
-            + "\n"
-            + log
-            + ":\n"
-            + log(log)
-            + "\napi:\n"
-            + log(dir.resolve("api.log")));
   }
 }
