@@ -128,21 +128,7 @@ class Kubernetes137IT {
   void aFractionalCapacityRequestIsRoundedUpToTheRangeStep() throws Exception {
     startNode("k137-frac", 1, "devices", "1", "consumable", "true", "fractional-compute", "true");
     for (String c : List.of("frac-a", "frac-b", "frac-c")) {
-      cluster.apply(
-          """
-          apiVersion: resource.k8s.io/v1
-          kind: ResourceClaim
-          metadata: {name: %s, namespace: %s}
-          spec:
-            devices:
-              requests:
-              - name: gpus
-                exactly:
-                  deviceClassName: %s
-                  capacity:
-                    requests: {compute: 420m}
-          """
-              .formatted(c, NS, CLASS));
+      cluster.apply(Resources.capacityClaim(NS, c, CLASS, "compute", "420m"));
     }
     cluster.apply(Resources.podWithClaim(NS, "pod-frac-a", "frac-a", Optional.empty()));
     JsonNode a = Scenario.results(scenario.allocated("frac-a")).get(0);
@@ -165,18 +151,7 @@ class Kubernetes137IT {
   void aClaimReservedForAPodGroupIsPreparedOnceForItsPods() throws Exception {
     startNode("k137-group", 1, "devices", "1");
     cluster.apply(Resources.claim(NS, "group-gpu", CLASS, 1, "true", Optional.empty()));
-    cluster.apply(
-        """
-        apiVersion: scheduling.k8s.io/v1beta1
-        kind: PodGroup
-        metadata: {name: trainers, namespace: %s}
-        spec:
-          schedulingPolicy: {basic: {}}
-          resourceClaims:
-          - name: gpus
-            resourceClaimName: group-gpu
-        """
-            .formatted(NS));
+    cluster.apply(Resources.podGroup(NS, "trainers", "gpus", "group-gpu"));
     for (String p : List.of("worker-0", "worker-1")) {
       cluster.apply(
           Resources.podWithClaim(NS, p, "group-gpu", Optional.empty())

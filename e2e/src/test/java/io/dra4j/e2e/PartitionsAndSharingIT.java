@@ -97,21 +97,7 @@ class PartitionsAndSharingIT {
     startNode("share-node", "devices", "1", "consumable", "true");
     node.awaitDevices(1);
     for (String c : List.of("share-a", "share-b")) {
-      cluster.apply(
-          """
-          apiVersion: resource.k8s.io/v1
-          kind: ResourceClaim
-          metadata: {name: %s, namespace: %s}
-          spec:
-            devices:
-              requests:
-              - name: gpus
-                exactly:
-                  deviceClassName: %s
-                  capacity:
-                    requests: {memory: 10Gi}
-          """
-              .formatted(c, NS, CLASS));
+      cluster.apply(Resources.capacityClaim(NS, c, CLASS, "memory", "10Gi"));
       cluster.apply(Resources.podWithClaim(NS, "pod-" + c, c, Optional.empty()));
     }
     JsonNode a = result(scenario.allocated("share-a"));

@@ -130,18 +130,7 @@ class RealKubeletPrepareIT {
     long prepared = node.driver().metric(DriverProcess.PREPARED);
     long unprepared = node.driver().metric(DriverProcess.UNPREPARED);
     cluster.create(Resources.claim(NS, "group-claim"));
-    cluster.create(
-        """
-        apiVersion: scheduling.k8s.io/v1beta1
-        kind: PodGroup
-        metadata: {name: trainers, namespace: %s}
-        spec:
-          schedulingPolicy: {basic: {}}
-          resourceClaims:
-          - name: gpu
-            resourceClaimName: group-claim
-        """
-            .formatted(NS));
+    cluster.create(Resources.podGroup(NS, "trainers", "gpu", "group-claim"));
     for (String p : List.of("member-0", "member-1")) {
       cluster.create(
           Resources.podWithClaim(NS, p, "resourceClaimName: group-claim", "")

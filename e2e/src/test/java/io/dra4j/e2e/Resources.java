@@ -75,6 +75,43 @@ final class Resources {
         + claimSpec("  ", deviceClass, count, selector, matchAttribute);
   }
 
+  /** A claim for one device of {@code deviceClass} with a share of its consumable capacity. */
+  static String capacityClaim(
+      String ns, String name, String deviceClass, String capacity, String quantity) {
+    return """
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceClaim
+        metadata: {name: %s, namespace: %s}
+        spec:
+          devices:
+            requests:
+            - name: gpus
+              exactly:
+                deviceClassName: %s
+                capacity:
+                  requests: {%s: %s}
+        """
+        .formatted(name, ns, deviceClass, capacity, quantity);
+  }
+
+  /**
+   * A PodGroup (scheduling.k8s.io/v1beta1, GenericWorkload) whose pods share {@code claim}, named
+   * {@code request} in the group.
+   */
+  static String podGroup(String ns, String name, String request, String claim) {
+    return """
+        apiVersion: scheduling.k8s.io/v1beta1
+        kind: PodGroup
+        metadata: {name: %s, namespace: %s}
+        spec:
+          schedulingPolicy: {basic: {}}
+          resourceClaims:
+          - name: %s
+            resourceClaimName: %s
+        """
+        .formatted(name, ns, request, claim);
+  }
+
   static String claimTemplate(
       String ns,
       String name,
