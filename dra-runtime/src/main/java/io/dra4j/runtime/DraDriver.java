@@ -10,26 +10,25 @@ import io.dra4j.api.provider.Inventory;
 import io.dra4j.api.provider.Pool;
 import io.dra4j.api.provider.ProviderContext;
 import io.dra4j.runtime.cdi.CdiSpecWriter;
-import io.dra4j.runtime.claims.BindingController;
-import io.dra4j.runtime.claims.ClaimPreparer;
-import io.dra4j.runtime.claims.ClaimStats;
-import io.dra4j.runtime.claims.RecoveryReport;
 import io.dra4j.runtime.errors.DriverError;
 import io.dra4j.runtime.errors.DriverErrorHandler;
 import io.dra4j.runtime.errors.MissingSettingException;
 import io.dra4j.runtime.extendedresource.ExtendedResourceGuard;
 import io.dra4j.runtime.extendedresource.GuardReport;
 import io.dra4j.runtime.files.AtomicFiles;
-import io.dra4j.runtime.health.HealthHub;
-import io.dra4j.runtime.health.HealthView;
+import io.dra4j.runtime.internal.claims.BindingController;
+import io.dra4j.runtime.internal.claims.ClaimPreparer;
+import io.dra4j.runtime.internal.claims.RecoveryReport;
+import io.dra4j.runtime.internal.health.HealthHub;
+import io.dra4j.runtime.internal.kubelet.KubeletPluginServer;
+import io.dra4j.runtime.internal.kubelet.OtherInstances;
+import io.dra4j.runtime.internal.kubelet.SocketNames;
+import io.dra4j.runtime.internal.slices.SlicePublisher;
 import io.dra4j.runtime.kube.KubeClient;
-import io.dra4j.runtime.kubelet.KubeletPluginServer;
-import io.dra4j.runtime.kubelet.OtherInstances;
-import io.dra4j.runtime.kubelet.RegistrationStatus;
-import io.dra4j.runtime.kubelet.SocketNames;
-import io.dra4j.runtime.metrics.DriverMetrics;
-import io.dra4j.runtime.slices.PublisherStats;
-import io.dra4j.runtime.slices.SlicePublisher;
+import io.dra4j.runtime.report.ClaimStats;
+import io.dra4j.runtime.report.HealthView;
+import io.dra4j.runtime.report.PublisherStats;
+import io.dra4j.runtime.report.RegistrationStatus;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -859,8 +858,8 @@ public final class DraDriver implements AutoCloseable {
     }
 
     /**
-     * Where the kubelet looks for registration sockets. Default: {@link
-     * SocketNames#DEFAULT_REGISTRAR_DIRECTORY} ({@code /var/lib/kubelet/plugins_registry}).
+     * Where the kubelet looks for registration sockets. Default: {@code
+     * /var/lib/kubelet/plugins_registry}.
      */
     public Builder registrarDirectory(Path value) {
       registrarDirectory = Objects.requireNonNull(value, "registrarDirectory");
@@ -870,7 +869,7 @@ public final class DraDriver implements AutoCloseable {
     /**
      * This driver's own directory: sockets, checkpoints, lock file. It must have the same path
      * inside and outside the driver container and must not be shared with another driver. Default:
-     * {@link SocketNames#defaultPluginDataDirectory} ({@code /var/lib/kubelet/plugins/<driver>}).
+     * {@code /var/lib/kubelet/plugins/<driver>}.
      */
     public Builder pluginDirectory(Path value) {
       pluginDirectory = Optional.of(Objects.requireNonNull(value, "pluginDirectory"));
@@ -928,17 +927,14 @@ public final class DraDriver implements AutoCloseable {
 
     /**
      * The effect of the taint on an unhealthy device (a provider that reports health). Default:
-     * {@link HealthHub#DEFAULT_TAINT_EFFECT} ({@code NoSchedule}).
+     * {@code NoSchedule}.
      */
     public Builder healthTaintEffect(TaintEffect value) {
       healthTaintEffect = Objects.requireNonNull(value, "healthTaintEffect");
       return this;
     }
 
-    /**
-     * How long a device must stay healthy before its taint is lifted. Default: {@link
-     * HealthHub#DEFAULT_RECOVERY_DELAY} (60 s).
-     */
+    /** How long a device must stay healthy before its taint is lifted. Default: 60 s. */
     public Builder healthRecoveryDelay(Duration value) {
       healthRecoveryDelay = Objects.requireNonNull(value, "healthRecoveryDelay");
       return this;

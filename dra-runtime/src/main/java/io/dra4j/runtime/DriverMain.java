@@ -2,11 +2,10 @@ package io.dra4j.runtime;
 
 import io.dra4j.api.provider.DeviceEnricher;
 import io.dra4j.api.provider.DeviceProvider;
+import io.dra4j.runtime.internal.status.StatusServer;
 import io.dra4j.runtime.kube.HttpKubeClient;
 import io.dra4j.runtime.kube.KubeConfig;
 import io.dra4j.runtime.logging.LineLogging;
-import io.dra4j.runtime.metrics.DriverMetrics;
-import io.dra4j.runtime.status.StatusServer;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;

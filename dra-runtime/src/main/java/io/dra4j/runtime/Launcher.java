@@ -1,7 +1,7 @@
 package io.dra4j.runtime;
 
-import io.dra4j.runtime.doctor.Doctor;
 import io.dra4j.runtime.extendedresource.DeviceClassGenerator;
+import io.dra4j.runtime.internal.doctor.Doctor;
 import io.dra4j.runtime.logging.LineLogging;
 import java.io.PrintStream;
 import java.io.PrintWriter;

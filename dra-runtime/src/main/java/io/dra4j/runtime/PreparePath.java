@@ -1,12 +1,12 @@
 package io.dra4j.runtime;
 
-import io.dra4j.runtime.claims.ClaimListener;
-import io.dra4j.runtime.claims.ClaimPreparer;
-import io.dra4j.runtime.claims.ClaimSerializer;
-import io.dra4j.runtime.claims.DeviceLookup;
 import io.dra4j.runtime.errors.DriverErrorHandler;
-import io.dra4j.runtime.kubelet.CallObserver;
-import io.dra4j.runtime.kubelet.KubeletPluginServer;
+import io.dra4j.runtime.internal.claims.ClaimListener;
+import io.dra4j.runtime.internal.claims.ClaimPreparer;
+import io.dra4j.runtime.internal.claims.ClaimSerializer;
+import io.dra4j.runtime.internal.claims.DeviceLookup;
+import io.dra4j.runtime.internal.kubelet.CallObserver;
+import io.dra4j.runtime.internal.kubelet.KubeletPluginServer;
 import java.io.IOException;
 import org.slf4j.helpers.NOPLogger;
 

@@ -309,7 +309,9 @@ class DriverOptionsTest {
     expected.put("--kubeconfig", List.of("default: in-cluster configuration", "KUBECONFIG"));
     expected.put(
         "--registrar-dir",
-        List.of("default: " + io.dra4j.runtime.kubelet.SocketNames.DEFAULT_REGISTRAR_DIRECTORY));
+        List.of(
+            "default: "
+                + io.dra4j.runtime.internal.kubelet.SocketNames.DEFAULT_REGISTRAR_DIRECTORY));
     expected.put("--plugin-dir", List.of("default: /var/lib/kubelet/plugins/<driver-name>"));
     expected.put(
         "--cdi-dir", List.of("default: " + io.dra4j.runtime.cdi.CdiSpecWriter.DEFAULT_DIRECTORY));

@@ -3,7 +3,7 @@ package io.dra4j.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.dra4j.runtime.doctor.Doctor;
+import io.dra4j.runtime.internal.doctor.Doctor;
 import io.dra4j.runtime.kube.KubeJson;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dra4j.api.provider.Inventory;
 import io.dra4j.api.provider.Pool;
+import io.dra4j.runtime.internal.slices.LayoutOptions;
+import io.dra4j.runtime.internal.slices.SliceLayout;
 import io.dra4j.runtime.kube.DeviceClass;
 import io.dra4j.runtime.kube.DeviceRequest;
 import io.dra4j.runtime.kube.DeviceSelector;
@@ -13,8 +15,6 @@ import io.dra4j.runtime.kube.ResourceClaim;
 import io.dra4j.runtime.kube.ResourceClaimSpec;
 import io.dra4j.runtime.kube.ResourceSlice;
 import io.dra4j.runtime.kube.ResourceSliceSpec;
-import io.dra4j.runtime.slices.LayoutOptions;
-import io.dra4j.runtime.slices.SliceLayout;
 import io.dra4j.testkit.allocator.AllocationOutcome;
 import io.dra4j.testkit.allocator.Allocator;
 import java.nio.file.Path;

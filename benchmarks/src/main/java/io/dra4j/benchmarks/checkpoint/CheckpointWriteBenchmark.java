@@ -2,10 +2,10 @@ package io.dra4j.benchmarks.checkpoint;
 
 import io.dra4j.api.claim.AllocatedDevice;
 import io.dra4j.api.claim.ClaimRef;
-import io.dra4j.runtime.checkpoint.CheckpointDevice;
-import io.dra4j.runtime.checkpoint.CheckpointStore;
-import io.dra4j.runtime.checkpoint.ClaimCheckpoint;
 import io.dra4j.runtime.files.AtomicFiles;
+import io.dra4j.runtime.internal.checkpoint.CheckpointDevice;
+import io.dra4j.runtime.internal.checkpoint.CheckpointStore;
+import io.dra4j.runtime.internal.checkpoint.ClaimCheckpoint;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

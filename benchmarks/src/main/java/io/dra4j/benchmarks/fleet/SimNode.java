@@ -6,7 +6,7 @@ import io.dra4j.runtime.errors.DriverError;
 import io.dra4j.runtime.kube.HttpKubeClient;
 import io.dra4j.runtime.kube.KubeClient;
 import io.dra4j.runtime.kube.KubeConfig;
-import io.dra4j.runtime.slices.PublisherStats;
+import io.dra4j.runtime.report.PublisherStats;
 import io.dra4j.testkit.kubelet.DraManager;
 import io.dra4j.testkit.kubelet.KubeletSimulator;
 import java.io.IOException;

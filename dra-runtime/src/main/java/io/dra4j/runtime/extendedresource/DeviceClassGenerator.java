@@ -1,14 +1,14 @@
 package io.dra4j.runtime.extendedresource;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import io.dra4j.runtime.cel.CelSelectors;
-import io.dra4j.runtime.cel.SelectorCompileException;
+import io.dra4j.runtime.internal.cel.CelSelectors;
+import io.dra4j.runtime.internal.cel.SelectorCompileException;
+import io.dra4j.runtime.internal.slices.PoolValidator;
 import io.dra4j.runtime.kube.DeviceClass;
 import io.dra4j.runtime.kube.DeviceSelector;
 import io.dra4j.runtime.kube.KubeJson;
 import io.dra4j.runtime.kube.KubeNames;
 import io.dra4j.runtime.kube.ObjectMeta;
-import io.dra4j.runtime.slices.PoolValidator;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;

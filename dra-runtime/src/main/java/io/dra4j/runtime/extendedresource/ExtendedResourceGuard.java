@@ -2,13 +2,14 @@ package io.dra4j.runtime.extendedresource;
 
 import io.dra4j.api.device.Device;
 import io.dra4j.api.provider.Pool;
-import io.dra4j.runtime.cel.CelSelectors;
 import io.dra4j.runtime.errors.DriverError;
 import io.dra4j.runtime.errors.DriverErrorHandler;
 import io.dra4j.runtime.extendedresource.GuardReport.Conflict;
 import io.dra4j.runtime.extendedresource.GuardReport.DeviceRef;
 import io.dra4j.runtime.extendedresource.GuardReport.Duplicate;
 import io.dra4j.runtime.extendedresource.GuardReport.UnusableName;
+import io.dra4j.runtime.internal.cel.CelSelectors;
+import io.dra4j.runtime.internal.extendedresource.GuardEvaluator;
 import io.dra4j.runtime.kube.DeviceClass;
 import io.dra4j.runtime.kube.Informer;
 import io.dra4j.runtime.kube.InformerHandler;
@@ -148,7 +149,7 @@ public final class ExtendedResourceGuard implements AutoCloseable {
     this.driverName = b.driverName;
     this.nodeName = b.nodeName;
     this.policy = b.policy;
-    this.selectors = b.selectors;
+    this.selectors = CelSelectors.shared();
     this.logInterval = b.logInterval;
     this.clock = b.clock;
     this.errorHandler = b.errorHandler;
@@ -604,7 +605,6 @@ public final class ExtendedResourceGuard implements AutoCloseable {
     private final String driverName;
     private final String nodeName;
     private Policy policy = DEFAULT_POLICY;
-    private CelSelectors selectors = CelSelectors.shared();
     private Duration logInterval = Duration.ofMinutes(1);
     private Clock clock = Clock.systemUTC();
     private DriverErrorHandler errorHandler = DriverErrorHandler.logging();
@@ -620,12 +620,6 @@ public final class ExtendedResourceGuard implements AutoCloseable {
     /** What a conflict does. Default: {@link #DEFAULT_POLICY} ({@code wait}). */
     public Builder policy(Policy value) {
       policy = Objects.requireNonNull(value, "policy");
-      return this;
-    }
-
-    /** The CEL compiler (and its cache); default {@link CelSelectors#shared()}. */
-    public Builder selectors(CelSelectors value) {
-      selectors = Objects.requireNonNull(value, "selectors");
       return this;
     }
 

@@ -1,8 +1,8 @@
 package io.dra4j.runtime.extendedresource;
 
+import io.dra4j.runtime.internal.slices.Limits;
 import io.dra4j.runtime.kube.DeviceClass;
 import io.dra4j.runtime.kube.KubeNames;
-import io.dra4j.runtime.slices.Limits;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
@@ -16,7 +16,7 @@ import java.util.Locale;
  * DeviceClass). Each check returns the broken rules as phrases, empty when the name is fine.
  *
  * <p>Also the scheduler's choice among classes that map the same name ({@link #SCHEDULER_ORDER}).
- * Public so that the migration doctor ({@code io.dra4j.runtime.doctor}) and the test kit's
+ * Public so that the migration doctor ({@code io.dra4j.runtime.internal.doctor}) and the test kit's
  * scheduler apply the guard's rules instead of copies of them.
  */
 public final class ExtendedResourceNames {

@@ -14,15 +14,16 @@ import java.util.Optional;
 import java.util.stream.IntStream;
 
 /** Fixtures: classes, nodes and pools as the API server and a driver would have them. */
-final class Classes {
-  static final String DRIVER = "gpu.example.com";
-  static final String NODE = "node-1";
-  static final String T1 = "2026-03-01T10:00:00Z";
-  static final String T2 = "2026-03-01T10:05:00Z";
+public final class Classes {
+  public static final String DRIVER = "gpu.example.com";
+  public static final String NODE = "node-1";
+  public static final String T1 = "2026-03-01T10:00:00Z";
+  public static final String T2 = "2026-03-01T10:05:00Z";
 
   private Classes() {}
 
-  static DeviceClass cls(String name, String created, Optional<String> explicit, String... cel) {
+  public static DeviceClass cls(
+      String name, String created, Optional<String> explicit, String... cel) {
     ObjectMeta meta =
         new ObjectMeta(
             name,
@@ -43,16 +44,16 @@ final class Classes {
     return DeviceClass.of(meta, explicit.map(spec::withExtendedResourceName).orElse(spec));
   }
 
-  static DeviceClass ours(String name, String explicit) {
+  public static DeviceClass ours(String name, String explicit) {
     return cls(name, T1, Optional.of(explicit), "device.driver == '" + DRIVER + "'");
   }
 
-  static Node node(Map<String, String> capacity, Map<String, String> allocatable) {
+  public static Node node(Map<String, String> capacity, Map<String, String> allocatable) {
     return Node.of(
         ObjectMeta.named("", NODE), Node.Status.of(quantities(capacity), quantities(allocatable)));
   }
 
-  static Node node(String name, String value) {
+  public static Node node(String name, String value) {
     return node(Map.of(name, value), Map.of(name, value));
   }
 
@@ -64,7 +65,7 @@ final class Classes {
   }
 
   /** gpu-0..n-1, gpu-i with attribute type=gpu, odd ones model=big. */
-  static List<Pool> pools(int n) {
+  public static List<Pool> pools(int n) {
     return List.of(
         Pool.of(
             NODE,

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.dra4j.api.device.Device;
 import io.dra4j.api.device.DeviceAttribute;
-import io.dra4j.runtime.cel.CelSelectors;
+import io.dra4j.runtime.internal.cel.CelSelectors;
 import io.dra4j.runtime.kube.DeviceClass;
 import io.dra4j.runtime.kube.DeviceSelector;
 import io.dra4j.runtime.kube.KubeJson;

@@ -24,7 +24,7 @@ class LineLoggingTest {
   private Logger logger(Level level) {
     LineLogging.output(new PrintStream(bytes, true, StandardCharsets.UTF_8));
     LineLogging.threshold(level);
-    return LineLogging.logger("io.dra4j.runtime.slices.SlicePublisher");
+    return LineLogging.logger("io.dra4j.runtime.internal.slices.SlicePublisher");
   }
 
   private String lines() {
@@ -37,7 +37,7 @@ class LineLoggingTest {
             LineLogging.format(
                 Instant.parse("2026-01-02T03:04:05.678Z"),
                 Level.WARN,
-                "io.dra4j.runtime.slices.SlicePublisher",
+                "io.dra4j.runtime.internal.slices.SlicePublisher",
                 "pool \"node-1\" is published, but:\nfirst\nsecond",
                 new IllegalStateException("outer", new java.io.IOException("inner"))))
         .isEqualTo(

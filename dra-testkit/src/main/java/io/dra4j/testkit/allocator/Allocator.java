@@ -1,6 +1,6 @@
 package io.dra4j.testkit.allocator;
 
-import io.dra4j.runtime.cel.CelSelectors;
+import io.dra4j.runtime.internal.cel.CelSelectors;
 import io.dra4j.runtime.kube.DeviceClass;
 import io.dra4j.runtime.kube.Node;
 import io.dra4j.runtime.kube.ObjectMeta;
@@ -61,18 +61,18 @@ public final class Allocator {
 
   /** An allocator with the shared CEL cache and random share IDs. */
   public Allocator() {
-    this(CelSelectors.shared(), () -> UUID.randomUUID().toString(), DEFAULT_SEARCH_BUDGET);
+    this(() -> UUID.randomUUID().toString(), DEFAULT_SEARCH_BUDGET);
   }
 
   /**
-   * An allocator with its own CEL compiler and share-ID source (tests use a predictable one).
+   * An allocator with its own share-ID source (tests use a predictable one) and search budget.
    *
    * @param shareIds called once per allocation of a device that allows multiple allocations; must
    *     return lower-case RFC 4122 UUIDs
    * @param searchBudget placement attempts after which a search gives up, at least 1
    */
-  public Allocator(CelSelectors selectors, Supplier<String> shareIds, long searchBudget) {
-    this.selectors = Objects.requireNonNull(selectors, "selectors");
+  public Allocator(Supplier<String> shareIds, long searchBudget) {
+    this.selectors = CelSelectors.shared();
     this.shareIds = Objects.requireNonNull(shareIds, "shareIds");
     if (searchBudget < 1) {
       throw new IllegalArgumentException("searchBudget must be at least 1: " + searchBudget);

@@ -1,7 +1,7 @@
 package io.dra4j.testkit.allocator;
 
 import io.dra4j.api.device.Device;
-import io.dra4j.runtime.cel.CelDevice;
+import io.dra4j.runtime.internal.cel.CelDevice;
 import io.dra4j.runtime.kube.NodeSelectors;
 import io.dra4j.runtime.kube.ResourceSlice;
 

@@ -1,7 +1,7 @@
 package io.dra4j.testkit.kubelet;
 
 import io.dra4j.api.claim.ClaimRef;
-import io.dra4j.runtime.kubelet.SocketNames;
+import io.dra4j.runtime.internal.kubelet.SocketNames;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.io.PrintStream;

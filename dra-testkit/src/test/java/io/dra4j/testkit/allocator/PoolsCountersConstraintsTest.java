@@ -17,7 +17,6 @@ import io.dra4j.api.device.CounterSet;
 import io.dra4j.api.device.Device;
 import io.dra4j.api.device.DeviceAttribute;
 import io.dra4j.api.device.DeviceCounterConsumption;
-import io.dra4j.runtime.cel.CelSelectors;
 import io.dra4j.runtime.kube.DeviceClass;
 import io.dra4j.runtime.kube.DeviceConstraint;
 import io.dra4j.runtime.kube.DeviceRequestAllocationResult;
@@ -328,7 +327,7 @@ class PoolsCountersConstraintsTest {
     // 4 + 17 devices out of 20: every combination for the first request is tried in vain.
     ResourceClaim claim =
         claim("c", request("a", exact(DRIVER, 4)), request("b", exact(DRIVER, 17)));
-    Allocator small = new Allocator(new CelSelectors(), () -> UUID.randomUUID().toString(), 1000);
+    Allocator small = new Allocator(() -> UUID.randomUUID().toString(), 1000);
 
     AllocationOutcome outcome =
         small.allocate(

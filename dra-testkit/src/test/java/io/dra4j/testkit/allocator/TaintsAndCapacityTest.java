@@ -18,7 +18,6 @@ import io.dra4j.api.device.DeviceTaint;
 import io.dra4j.api.device.DeviceToleration;
 import io.dra4j.api.device.Quantity;
 import io.dra4j.api.device.TaintEffect;
-import io.dra4j.runtime.cel.CelSelectors;
 import io.dra4j.runtime.kube.AllocationResult;
 import io.dra4j.runtime.kube.DeviceClass;
 import io.dra4j.runtime.kube.DeviceRequestAllocationResult;
@@ -145,7 +144,6 @@ class TaintsAndCapacityTest {
     AtomicInteger ids = new AtomicInteger();
     Allocator predictable =
         new Allocator(
-            new CelSelectors(),
             () -> String.format("00000000-0000-4000-8000-%012d", ids.incrementAndGet()),
             Allocator.DEFAULT_SEARCH_BUDGET);
     ResourceSlice slice = nodeSlice("s", shared("gpu-0", ranged("80Gi", "8Gi", "4Gi", "2Gi")));

@@ -1,7 +1,8 @@
 package io.dra4j.testkit.claims;
 
 import io.dra4j.api.claim.ClaimRef;
-import io.dra4j.runtime.claims.ClaimPreparer;
+import io.dra4j.runtime.internal.claims.ClaimPreparer;
+import io.dra4j.runtime.internal.kubelet.KubeletPluginServer;
 import io.dra4j.runtime.kube.AllocationResult;
 import io.dra4j.runtime.kube.DeviceAllocationConfiguration;
 import io.dra4j.runtime.kube.DeviceAllocationResult;
@@ -10,7 +11,6 @@ import io.dra4j.runtime.kube.HttpKubeClient;
 import io.dra4j.runtime.kube.ObjectMeta;
 import io.dra4j.runtime.kube.ResourceClaim;
 import io.dra4j.runtime.kube.ResourceClaimStatus;
-import io.dra4j.runtime.kubelet.KubeletPluginServer;
 import io.dra4j.runtime.testsupport.CdiValidators;
 import io.dra4j.testkit.apiserver.FakeApiServer;
 import io.dra4j.testkit.kubelet.KubeletSimulator;

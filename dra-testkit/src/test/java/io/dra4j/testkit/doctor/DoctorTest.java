@@ -8,7 +8,7 @@ import com.networknt.schema.Error;
 import com.networknt.schema.Schema;
 import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.dialect.Dialects;
-import io.dra4j.runtime.doctor.Doctor;
+import io.dra4j.runtime.internal.doctor.Doctor;
 import io.dra4j.runtime.kube.DeviceClass;
 import io.dra4j.runtime.kube.DeviceTaintRule;
 import io.dra4j.runtime.kube.KubeJson;

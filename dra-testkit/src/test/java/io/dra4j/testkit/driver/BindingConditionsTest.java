@@ -9,7 +9,7 @@ import io.dra4j.api.device.NodeSelector;
 import io.dra4j.api.status.DeviceStatus;
 import io.dra4j.fake.FakeDeviceProvider;
 import io.dra4j.runtime.DraDriver;
-import io.dra4j.runtime.claims.BindingController;
+import io.dra4j.runtime.internal.claims.BindingController;
 import io.dra4j.runtime.kube.AllocatedDeviceStatus;
 import io.dra4j.runtime.kube.AllocationResult;
 import io.dra4j.runtime.kube.ApplyOptions;

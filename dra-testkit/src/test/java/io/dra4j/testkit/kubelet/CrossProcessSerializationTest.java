@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dra4j.api.claim.ClaimRef;
 import io.dra4j.api.provider.DeviceProvider;
-import io.dra4j.runtime.kubelet.KubeletPluginServer;
-import io.dra4j.runtime.kubelet.SocketNames;
+import io.dra4j.runtime.internal.kubelet.KubeletPluginServer;
+import io.dra4j.runtime.internal.kubelet.SocketNames;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

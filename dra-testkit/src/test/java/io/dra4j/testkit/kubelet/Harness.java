@@ -1,6 +1,6 @@
 package io.dra4j.testkit.kubelet;
 
-import io.dra4j.runtime.kubelet.KubeletPluginServer;
+import io.dra4j.runtime.internal.kubelet.KubeletPluginServer;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;

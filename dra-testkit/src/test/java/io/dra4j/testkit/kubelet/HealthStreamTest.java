@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.dra4j.api.health.HealthStatus;
-import io.dra4j.runtime.kubelet.DeviceHealthState;
-import io.dra4j.runtime.kubelet.HealthSnapshot;
-import io.dra4j.runtime.kubelet.InMemoryHealthSource;
-import io.dra4j.runtime.kubelet.KubeletPluginServer;
+import io.dra4j.runtime.internal.kubelet.DeviceHealthState;
+import io.dra4j.runtime.internal.kubelet.HealthSnapshot;
+import io.dra4j.runtime.internal.kubelet.InMemoryHealthSource;
+import io.dra4j.runtime.internal.kubelet.KubeletPluginServer;
 import io.grpc.Status;
 import java.nio.file.Path;
 import java.util.List;

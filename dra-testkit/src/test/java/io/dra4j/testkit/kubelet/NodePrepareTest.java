@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.dra4j.api.claim.ClaimRef;
-import io.dra4j.runtime.kubelet.ClaimPrepareResult;
-import io.dra4j.runtime.kubelet.KubeletPluginServer;
-import io.dra4j.runtime.kubelet.UdsChannels;
+import io.dra4j.runtime.internal.kubelet.ClaimPrepareResult;
+import io.dra4j.runtime.internal.kubelet.KubeletPluginServer;
+import io.dra4j.runtime.internal.kubelet.UdsChannels;
 import io.grpc.ForwardingServerCallListener;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;

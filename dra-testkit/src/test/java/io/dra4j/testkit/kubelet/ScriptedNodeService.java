@@ -1,10 +1,10 @@
 package io.dra4j.testkit.kubelet;
 
 import io.dra4j.api.claim.ClaimRef;
-import io.dra4j.runtime.kubelet.ClaimPrepareResult;
-import io.dra4j.runtime.kubelet.KubeletDevice;
-import io.dra4j.runtime.kubelet.NodeCall;
-import io.dra4j.runtime.kubelet.NodeService;
+import io.dra4j.runtime.internal.kubelet.ClaimPrepareResult;
+import io.dra4j.runtime.internal.kubelet.KubeletDevice;
+import io.dra4j.runtime.internal.kubelet.NodeCall;
+import io.dra4j.runtime.internal.kubelet.NodeService;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

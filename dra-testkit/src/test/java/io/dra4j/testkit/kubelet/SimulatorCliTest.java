@@ -3,10 +3,10 @@ package io.dra4j.testkit.kubelet;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dra4j.api.health.HealthStatus;
-import io.dra4j.runtime.kubelet.ClaimPrepareResult;
-import io.dra4j.runtime.kubelet.DeviceHealthState;
-import io.dra4j.runtime.kubelet.HealthSnapshot;
-import io.dra4j.runtime.kubelet.InMemoryHealthSource;
+import io.dra4j.runtime.internal.kubelet.ClaimPrepareResult;
+import io.dra4j.runtime.internal.kubelet.DeviceHealthState;
+import io.dra4j.runtime.internal.kubelet.HealthSnapshot;
+import io.dra4j.runtime.internal.kubelet.InMemoryHealthSource;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

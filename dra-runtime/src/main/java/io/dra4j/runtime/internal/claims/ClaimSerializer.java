@@ -1,0 +1,234 @@
+package io.dra4j.runtime.internal.claims;
+
+import io.dra4j.api.provider.DeviceProvider;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Which prepares, unprepares and recoveries of one driver may run at the same time: the driver's
+ * only serialization, built once per driver ({@link #forDriver}) and held by the {@link
+ * ClaimPreparer} around each kubelet call and around its recovery.
+ *
+ * <ul>
+ *   <li>A provider that is not {@link DeviceProvider#threadSafe() thread-safe} gets one call at a
+ *       time. A thread-safe one gets calls in parallel, and calls for the same claim one after the
+ *       other ({@link #claim}).
+ *   <li>Recovery runs alone.
+ *   <li>In a rolling update (the driver has a pod UID) an old and a new driver process share the
+ *       plugin data directory. An exclusive lock on its {@value #LOCK_FILE} is held while any call
+ *       of this process runs, so the two processes never interleave; each time this process newly
+ *       takes it, the caller's {@code onAcquire} runs before any call proceeds (the pipeline then
+ *       checks whether the other process held the lock meanwhile). The file is created on first use
+ *       (mode 0600 before umask) and never deleted: deleting it would let two processes lock two
+ *       different files of the same name.
+ * </ul>
+ *
+ * <p>Slow work stays outside: the pipeline reads the ResourceClaims before it enters, as the Go
+ * helper does.
+ */
+public final class ClaimSerializer {
+
+  /** Name of the cross-process lock file in the plugin data directory. */
+  public static final String LOCK_FILE = "serialize.lock";
+
+  private static final Logger LOG = LoggerFactory.getLogger(ClaimSerializer.class);
+
+  /** What runs each time this process newly takes the lock file. */
+  @FunctionalInterface
+  interface OnAcquire {
+    void run() throws IOException;
+  }
+
+  static final OnAcquire NOTHING = () -> {};
+
+  /** A place inside the serializer; {@link #close()} leaves it. */
+  interface Pass extends AutoCloseable {
+    @Override
+    void close();
+  }
+
+  private final boolean parallel;
+  private final Optional<FileGate> gate;
+  // Calls of a thread-safe provider share it; other calls and recovery hold it alone.
+  private final ReentrantReadWriteLock calls = new ReentrantReadWriteLock();
+  private final KeyedLocks claims = new KeyedLocks();
+
+  private ClaimSerializer(boolean parallel, Optional<Path> lockFile) {
+    this.parallel = parallel;
+    this.gate = lockFile.map(FileGate::new);
+  }
+
+  /**
+   * The serializer of one driver.
+   *
+   * @param provider its {@link DeviceProvider#threadSafe()} decides whether calls run in parallel
+   * @param pluginDataDirectory where the lock file lives in a rolling update
+   * @param podUid present in a rolling update: calls are then serialized across processes too
+   */
+  public static ClaimSerializer forDriver(
+      DeviceProvider provider, Path pluginDataDirectory, Optional<String> podUid) {
+    return new ClaimSerializer(
+        provider.threadSafe(),
+        podUid.map(u -> pluginDataDirectory.resolve(LOCK_FILE).toAbsolutePath().normalize()));
+  }
+
+  /** The lock file, in a rolling update. */
+  public Optional<Path> lockFile() {
+    return gate.map(g -> g.file);
+  }
+
+  /** True when calls run in parallel (a thread-safe provider). */
+  public boolean isParallel() {
+    return parallel;
+  }
+
+  /** Waits until a kubelet call may run. */
+  Pass call(OnAcquire onAcquire) throws IOException, InterruptedException {
+    return enter(parallel ? calls.readLock() : calls.writeLock(), onAcquire);
+  }
+
+  /** Waits until no other call runs, in this process or (rolling update) the other one. */
+  Pass alone(OnAcquire onAcquire) throws IOException, InterruptedException {
+    return enter(calls.writeLock(), onAcquire);
+  }
+
+  /** Orders the calls for one claim (only parallel calls ever wait here). */
+  Pass claim(String uid) throws InterruptedException {
+    KeyedLocks.Held held = claims.lock(uid);
+    return held::close;
+  }
+
+  private Pass enter(Lock lock, OnAcquire onAcquire) throws IOException, InterruptedException {
+    lock.lockInterruptibly();
+    if (gate.isEmpty()) {
+      return lock::unlock;
+    }
+    FileGate g = gate.get();
+    try {
+      g.enter(onAcquire);
+    } catch (IOException | InterruptedException | RuntimeException | Error e) {
+      lock.unlock();
+      throw e;
+    }
+    return () -> {
+      g.leave();
+      lock.unlock();
+    };
+  }
+
+  @Override
+  public String toString() {
+    return (parallel ? "parallel" : "one call at a time")
+        + gate.map(g -> ", across processes through " + g.file).orElse("");
+  }
+
+  /**
+   * The process's hold on the lock file: taken by the first call that enters, released by the last
+   * one that leaves. A {@link java.nio.channels.FileLock} is not owned by a thread, so whichever
+   * call leaves last releases it.
+   */
+  private static final class FileGate {
+    // The JVM refuses a second lock on a file it already locks instead of waiting for it; only two
+    // drivers sharing one plugin directory in one JVM (tests) meet that, and they poll.
+    private static final Duration SAME_JVM_POLL = Duration.ofMillis(5);
+
+    private final Path file;
+    private int inside; // guarded by this
+    private boolean taking; // guarded by this
+    private FileChannel held; // guarded by this; open while the lock is held
+
+    FileGate(Path file) {
+      this.file = file;
+    }
+
+    void enter(OnAcquire onAcquire) throws IOException, InterruptedException {
+      synchronized (this) {
+        while (taking) {
+          wait();
+        }
+        if (inside > 0) {
+          inside++;
+          return;
+        }
+        taking = true;
+      }
+      FileChannel channel = null;
+      try {
+        channel = lock();
+        onAcquire.run();
+      } catch (IOException | InterruptedException | RuntimeException | Error e) {
+        closeQuietly(channel, e);
+        synchronized (this) {
+          taking = false;
+          notifyAll();
+        }
+        throw e;
+      }
+      synchronized (this) {
+        held = channel;
+        inside = 1;
+        taking = false;
+        notifyAll();
+      }
+    }
+
+    synchronized void leave() {
+      if (--inside == 0) {
+        try {
+          // Closing the channel releases the file lock.
+          held.close();
+        } catch (IOException e) {
+          LOG.warn("releasing the serialization lock file {} failed: {}", file, e.toString());
+        }
+        held = null;
+      }
+    }
+
+    private FileChannel lock() throws IOException, InterruptedException {
+      FileChannel channel = null;
+      try {
+        channel =
+            FileChannel.open(
+                file,
+                Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE),
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        while (true) {
+          try {
+            channel.lock();
+            return channel;
+          } catch (OverlappingFileLockException e) {
+            Thread.sleep(SAME_JVM_POLL.toMillis());
+          }
+        }
+      } catch (IOException e) {
+        closeQuietly(channel, e);
+        throw new IOException("cannot lock " + file + ": " + e.getMessage(), e);
+      } catch (InterruptedException | RuntimeException | Error e) {
+        closeQuietly(channel, e);
+        throw e;
+      }
+    }
+
+    private static void closeQuietly(FileChannel channel, Throwable failure) {
+      if (channel == null) {
+        return;
+      }
+      try {
+        channel.close();
+      } catch (IOException suppressed) {
+        failure.addSuppressed(suppressed);
+      }
+    }
+  }
+}

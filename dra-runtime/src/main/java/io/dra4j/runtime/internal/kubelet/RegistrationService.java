@@ -1,0 +1,75 @@
+package io.dra4j.runtime.internal.kubelet;
+
+import io.dra4j.proto.pluginregistration.InfoRequest;
+import io.dra4j.proto.pluginregistration.PluginInfo;
+import io.dra4j.proto.pluginregistration.RegistrationGrpc;
+import io.dra4j.proto.pluginregistration.RegistrationStatusResponse;
+import io.dra4j.runtime.report.RegistrationStatus;
+import io.grpc.stub.StreamObserver;
+import java.time.Instant;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code pluginregistration.Registration}. GetInfo answers from a message built once: the kubelet
+ * gives it one second.
+ */
+final class RegistrationService extends RegistrationGrpc.RegistrationImplBase {
+
+  private static final Logger LOG = LoggerFactory.getLogger(RegistrationService.class);
+
+  private final PluginInfo info;
+  private final Consumer<RegistrationStatus> recorder;
+  private final Logger callLogger;
+
+  /** {@code callLogger} takes the GetInfo lines, like the server's other kubelet calls. */
+  RegistrationService(PluginInfo info, Consumer<RegistrationStatus> recorder, Logger callLogger) {
+    this.info = info;
+    this.recorder = recorder;
+    this.callLogger = callLogger;
+  }
+
+  @Override
+  public void getInfo(InfoRequest request, StreamObserver<PluginInfo> out) {
+    long start = System.nanoTime();
+    out.onNext(info);
+    out.onCompleted();
+    callLogger.info(
+        "#{} GetInfo driver={}: answered in {} µs",
+        RequestIds.next(),
+        info.getName(),
+        (System.nanoTime() - start) / 1000);
+  }
+
+  @Override
+  public void notifyRegistrationStatus(
+      io.dra4j.proto.pluginregistration.RegistrationStatus request,
+      StreamObserver<RegistrationStatusResponse> out) {
+    long id = RequestIds.next();
+    RegistrationStatus status =
+        new RegistrationStatus(request.getPluginRegistered(), request.getError(), Instant.now());
+    if (status.registered()) {
+      LOG.info(
+          "#{} NotifyRegistrationStatus driver={}: registered with the kubelet (endpoint {}, services {})",
+          id,
+          info.getName(),
+          info.getEndpoint(),
+          info.getSupportedVersionsList());
+    } else {
+      LOG.error(
+          "#{} NotifyRegistrationStatus driver={}: the kubelet rejected the registration: {}",
+          id,
+          info.getName(),
+          status.error());
+    }
+    try {
+      recorder.accept(status);
+    } finally {
+      // Answer OK either way: the kubelet only logs errors here, and the driver keeps running so
+      // that a later registration attempt can succeed.
+      out.onNext(RegistrationStatusResponse.getDefaultInstance());
+      out.onCompleted();
+    }
+  }
+}

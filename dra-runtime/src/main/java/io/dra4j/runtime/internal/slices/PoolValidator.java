@@ -1,0 +1,847 @@
+package io.dra4j.runtime.internal.slices;
+
+import io.dra4j.api.device.Counter;
+import io.dra4j.api.device.CounterSet;
+import io.dra4j.api.device.Device;
+import io.dra4j.api.device.DeviceAttribute;
+import io.dra4j.api.device.DeviceCounterConsumption;
+import io.dra4j.api.device.NodeAllocatableResource;
+import io.dra4j.api.device.NodeSelector;
+import io.dra4j.api.device.PciBusId;
+import io.dra4j.api.device.Quantity;
+import io.dra4j.api.device.StandardAttributes;
+import io.dra4j.api.provider.Inventory;
+import io.dra4j.api.provider.Pool;
+import io.dra4j.api.provider.PoolScope;
+import io.dra4j.runtime.internal.cel.Semver;
+import io.dra4j.runtime.kube.KubeNames;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * Checks desired pools against every ResourceSlice rule of the API server (Kubernetes 1.35+, the
+ * strictest release) before anything is sent, and collects all violations of a pool instead of
+ * stopping at the first: a vendor fixing a driver wants the full list, and the API server would
+ * otherwise reject one slice at a time.
+ *
+ * <p>Decisions beyond the API server's own rules, each chosen to catch a mistake early:
+ *
+ * <ul>
+ *   <li>Upper-case letters in the driver name (or an attribute domain) are a <b>warning</b>. The
+ *       API server validates driver names case-insensitively and only warns since 1.35, so an error
+ *       would reject a driver Kubernetes accepts; but the kubelet matches the registered plugin
+ *       name and allocation results by exact string, and DeviceClass selectors compare {@code
+ *       device.driver} exactly, so mixed case is almost always a mistake.
+ *   <li>Attributes and capacities in a {@code kubernetes.io} domain are errors unless they are one
+ *       of the standardized attributes, with the standardized type and format: other names there
+ *       are reserved, and a wrongly formatted standard attribute silently breaks {@code
+ *       matchAttribute} across drivers. {@code resource.kubernetes.io/pcieRoot} is also accepted as
+ *       a list of roots (as CPU drivers publish it for CPUs that span roots).
+ *   <li>An unqualified attribute and the same name qualified with the driver's domain denote one
+ *       attribute; having both is a warning (the API server picks the qualified one).
+ *   <li>Capacity request policy values are checked with exact decimal arithmetic. Fractional {@code
+ *       validRange} values need Kubernetes 1.37 (DRAFractionalCapacityRange): they are a warning
+ *       when exact in milli-units and an error otherwise.
+ *   <li>Per-slice limits on the number of devices and counter sets are not pool limits: {@link
+ *       SliceLayout} splits any number of devices and counter sets into slices within the limits,
+ *       so they are not checked here.
+ * </ul>
+ *
+ * <p>The result of each pool is independent of other pools, so one bad pool does not stop the
+ * publisher from publishing the others.
+ */
+public final class PoolValidator {
+  private PoolValidator() {}
+
+  private static final Pattern PCIE_ROOT = Pattern.compile("pci[0-9a-f]{4}:[0-9a-f]{2}");
+  private static final int MAX_NUMA_NODE = 1023;
+  private static final Set<String> NODE_SELECTOR_OPERATORS =
+      Set.of("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt");
+
+  /**
+   * Why {@code name} cannot be an attribute or capacity key ({@code name} or {@code domain/name},
+   * the name a C identifier of at most 32 characters, the domain like a driver name); empty when it
+   * can. For tools that write selectors on a driver's attributes.
+   */
+  public static List<String> attributeNameProblems(String name) {
+    return Names.qualifiedName(name);
+  }
+
+  /** Validates every pool of an inventory; pool names must also be unique across it. */
+  public static InventoryValidation validate(String driver, Inventory inventory) {
+    return validate(driver, inventory.pools());
+  }
+
+  /** Validates each pool on its own, plus uniqueness of the pool names. */
+  public static InventoryValidation validate(String driver, List<Pool> pools) {
+    Map<String, Integer> uses = new HashMap<>();
+    for (Pool p : pools) {
+      uses.merge(p.name(), 1, Integer::sum);
+    }
+    List<PoolValidation> results = new ArrayList<>();
+    for (Pool p : pools) {
+      Report report = check(driver, p);
+      int n = uses.get(p.name());
+      if (n > 1) {
+        report.error(
+            Optional.empty(),
+            "name",
+            "the pool name is used by " + n + " pools of this driver; pool names must be unique");
+      }
+      results.add(report.result());
+    }
+    return new InventoryValidation(results);
+  }
+
+  /** Validates one pool of the given driver. */
+  public static PoolValidation validate(String driver, Pool pool) {
+    return check(driver, pool).result();
+  }
+
+  private static Report check(String driver, Pool pool) {
+    Report r = new Report(driver, pool);
+    Optional<String> none = Optional.empty();
+
+    for (String p : Names.driverName(driver)) {
+      r.error(none, "driver", "driver name \"" + driver + "\" " + p);
+    }
+    if (Names.hasUpperCase(driver)) {
+      r.warn(
+          none,
+          "driver",
+          "driver name \""
+              + driver
+              + "\" has upper-case letters: the API server accepts it, but the kubelet, allocation"
+              + " results and DeviceClass selectors compare driver names exactly; use lower case");
+    }
+    for (String p : Names.poolName(pool.name())) {
+      r.error(none, "name", "pool name " + p);
+    }
+    if (pool.scope().kind() == PoolScope.Kind.NODE_SELECTOR) {
+      checkNodeSelector(r, none, "scope.nodeSelector", pool.scope().nodeSelector().orElseThrow());
+    }
+
+    Map<String, CounterSet> counterSets = new LinkedHashMap<>();
+    for (int i = 0; i < pool.counterSets().size(); i++) {
+      checkCounterSet(r, i, pool.counterSets().get(i), counterSets);
+    }
+
+    Map<String, Integer> firstIndex = new HashMap<>();
+    for (int i = 0; i < pool.devices().size(); i++) {
+      Device d = pool.devices().get(i);
+      Integer first = firstIndex.putIfAbsent(d.name(), i);
+      if (first != null) {
+        r.error(
+            Optional.of(d.name()),
+            "name",
+            "duplicate device name: devices["
+                + first
+                + "] and devices["
+                + i
+                + "] have it; device names must be unique in the pool");
+      }
+      new DeviceCheck(r, driver, pool.scope().kind(), counterSets, d).run();
+    }
+    return r;
+  }
+
+  private static void checkCounterSet(
+      Report r, int index, CounterSet set, Map<String, CounterSet> seen) {
+    Optional<String> none = Optional.empty();
+    String path = "counterSets[" + index + "]";
+    for (String p : KubeNames.dnsLabel(set.name())) {
+      r.error(none, path + ".name", "counter set name \"" + set.name() + "\" " + p);
+    }
+    if (seen.putIfAbsent(set.name(), set) != null) {
+      r.error(
+          none,
+          path + ".name",
+          "duplicate counter set name \""
+              + set.name()
+              + "\"; counter set names must be unique in the pool");
+    }
+    if (set.counters().isEmpty()) {
+      r.error(none, path + ".counters", "a counter set needs at least one counter");
+    }
+    if (set.counters().size() > Limits.MAX_COUNTERS_PER_COUNTER_SET) {
+      r.error(
+          none,
+          path + ".counters",
+          "has "
+              + set.counters().size()
+              + " counters, the limit is "
+              + Limits.MAX_COUNTERS_PER_COUNTER_SET);
+    }
+    for (String counter : set.counters().keySet()) {
+      for (String p : KubeNames.dnsLabel(counter)) {
+        r.error(none, path + ".counters" + key(counter), "counter name " + p);
+      }
+    }
+  }
+
+  static void checkNodeSelector(
+      Report r, Optional<String> device, String path, NodeSelector selector) {
+    int terms = selector.nodeSelectorTerms().size();
+    if (terms != 1) {
+      r.error(
+          device,
+          path + ".nodeSelectorTerms",
+          "must have exactly one node selector term, it has " + terms);
+    }
+    for (int t = 0; t < terms; t++) {
+      NodeSelector.Term term = selector.nodeSelectorTerms().get(t);
+      String termPath = path + ".nodeSelectorTerms[" + t + "]";
+      if (term.matchExpressions().isEmpty() && term.matchFields().isEmpty()) {
+        r.warn(device, termPath, "an empty node selector term matches no node");
+      }
+      for (int i = 0; i < term.matchExpressions().size(); i++) {
+        checkRequirement(
+            r, device, termPath + ".matchExpressions[" + i + "]", term.matchExpressions().get(i));
+      }
+      for (int i = 0; i < term.matchFields().size(); i++) {
+        checkFieldRequirement(
+            r, device, termPath + ".matchFields[" + i + "]", term.matchFields().get(i));
+      }
+    }
+  }
+
+  private static void checkRequirement(
+      Report r, Optional<String> device, String path, NodeSelector.Requirement req) {
+    for (String p : KubeNames.qualifiedName(req.key() == null ? "" : req.key())) {
+      r.error(device, path + ".key", "label key \"" + req.key() + "\" " + p);
+    }
+    String op = req.operator() == null ? "" : req.operator();
+    int n = req.values().size();
+    switch (op) {
+      case "In", "NotIn" -> {
+        if (n == 0) {
+          r.error(device, path + ".values", "must not be empty for operator " + op);
+        }
+        for (int i = 0; i < n; i++) {
+          for (String p : KubeNames.labelValue(req.values().get(i))) {
+            r.error(device, path + ".values[" + i + "]", "label value " + p);
+          }
+        }
+      }
+      case "Exists", "DoesNotExist" -> {
+        if (n > 0) {
+          r.error(device, path + ".values", "must be empty for operator " + op);
+        }
+      }
+      case "Gt", "Lt" -> {
+        if (n != 1) {
+          r.error(device, path + ".values", "must have exactly one value for operator " + op);
+        } else if (!req.values().get(0).matches("-?[0-9]+")) {
+          r.error(device, path + ".values[0]", "must be an integer for operator " + op);
+        }
+      }
+      default ->
+          r.error(
+              device,
+              path + ".operator",
+              "\"" + op + "\" is not one of " + String.join(", ", sorted(NODE_SELECTOR_OPERATORS)));
+    }
+  }
+
+  private static void checkFieldRequirement(
+      Report r, Optional<String> device, String path, NodeSelector.Requirement req) {
+    if (!"metadata.name".equals(req.key())) {
+      r.error(
+          device, path + ".key", "\"" + req.key() + "\" is not supported, only metadata.name is");
+    }
+    if (!"In".equals(req.operator()) && !"NotIn".equals(req.operator())) {
+      r.error(device, path + ".operator", "must be In or NotIn for a field selector");
+    }
+    if (req.values().size() != 1) {
+      r.error(device, path + ".values", "must have exactly one value for a field selector");
+    }
+    for (int i = 0; i < req.values().size(); i++) {
+      for (String p : KubeNames.dnsSubdomain(req.values().get(i))) {
+        r.error(device, path + ".values[" + i + "]", "node name " + p);
+      }
+    }
+  }
+
+  static String key(String k) {
+    return "[\"" + k + "\"]";
+  }
+
+  private static List<String> sorted(Set<String> set) {
+    return set.stream().sorted().toList();
+  }
+
+  /** Collects violations of one pool. */
+  static final class Report {
+    private final String driver;
+    private final Pool pool;
+    private final List<Violation> errors = new ArrayList<>();
+    private final List<Violation> warnings = new ArrayList<>();
+
+    Report(String driver, Pool pool) {
+      this.driver = driver;
+      this.pool = pool;
+    }
+
+    void error(Optional<String> device, String field, String message) {
+      errors.add(new Violation(pool.name(), device, field, message));
+    }
+
+    void warn(Optional<String> device, String field, String message) {
+      warnings.add(new Violation(pool.name(), device, field, message));
+    }
+
+    PoolValidation result() {
+      return new PoolValidation(driver, pool, errors, warnings);
+    }
+  }
+
+  /** The rules of one device. */
+  private static final class DeviceCheck {
+    private final Report r;
+    private final String driver;
+    private final PoolScope.Kind scope;
+    private final Map<String, CounterSet> counterSets;
+    private final Device d;
+    private final Optional<String> dev;
+
+    DeviceCheck(
+        Report r,
+        String driver,
+        PoolScope.Kind scope,
+        Map<String, CounterSet> counterSets,
+        Device d) {
+      this.r = r;
+      this.driver = driver;
+      this.scope = scope;
+      this.counterSets = counterSets;
+      this.d = d;
+      this.dev = Optional.of(d.name());
+    }
+
+    void run() {
+      for (String p : KubeNames.dnsLabel(d.name())) {
+        r.error(dev, "name", "device name " + p);
+      }
+      int entries = d.attributes().size() + d.capacity().size();
+      if (entries > Limits.MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE) {
+        r.error(
+            dev,
+            "attributes",
+            "has "
+                + d.attributes().size()
+                + " attributes and "
+                + d.capacity().size()
+                + " capacities, "
+                + entries
+                + " together, the limit is "
+                + Limits.MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE);
+      }
+      int values = d.attributes().values().stream().mapToInt(a -> a.valueCount()).sum();
+      if (values > Limits.MAX_ATTRIBUTE_VALUES_PER_DEVICE) {
+        r.error(
+            dev,
+            "attributes",
+            "has "
+                + values
+                + " attribute values (list items counted one by one), the limit is "
+                + Limits.MAX_ATTRIBUTE_VALUES_PER_DEVICE);
+      }
+      d.attributes().forEach(this::attribute);
+      d.capacity()
+          .forEach(
+              (name, capacity) -> {
+                String path = "capacity" + key(name);
+                qualifiedKey(path, name);
+                if (KubeNames.isKubernetesDomain(KubeNames.domainOf(name))) {
+                  r.error(
+                      dev,
+                      path,
+                      "the kubernetes.io domains are reserved and define no standard capacities");
+                }
+                capacity
+                    .requestPolicy()
+                    .ifPresent(
+                        policy -> {
+                          if (!d.allowMultipleAllocations()) {
+                            r.error(
+                                dev,
+                                path + ".requestPolicy",
+                                "a request policy is only allowed when the device sets"
+                                    + " allowMultipleAllocations");
+                          }
+                          new RequestPolicyCheck(r, dev, path + ".requestPolicy", capacity.value())
+                              .run(policy);
+                        });
+              });
+      taints();
+      consumesCounters();
+      nodeSelection();
+      bindingConditions();
+      nodeAllocatableResources();
+      for (String field : d.unknownFields().keySet()) {
+        r.warn(
+            dev,
+            field,
+            "is not a resource.k8s.io/v1 Device field dra4j knows; it is sent as is and an API"
+                + " server that does not know it either drops or rejects it");
+      }
+    }
+
+    private void qualifiedKey(String path, String name) {
+      for (String p : Names.qualifiedName(name)) {
+        r.error(dev, path, "invalid key: " + p);
+      }
+      String domain = KubeNames.domainOf(name);
+      if (Names.hasUpperCase(domain)) {
+        r.warn(dev, path, "the domain \"" + domain + "\" has upper-case letters; use lower case");
+      }
+    }
+
+    private void attribute(String name, DeviceAttribute value) {
+      String path = "attributes" + key(name);
+      qualifiedKey(path, name);
+      if (!name.contains("/") && d.attributes().containsKey(driver + "/" + name)) {
+        r.warn(
+            dev,
+            path,
+            "\""
+                + name
+                + "\" and \""
+                + driver
+                + "/"
+                + name
+                + "\" are the same attribute (unqualified names are in the driver's domain);"
+                + " publish only one");
+      }
+      if (value instanceof DeviceAttribute.StringValue s) {
+        stringValue(path, "string value", s.value());
+      } else if (value instanceof DeviceAttribute.VersionValue v) {
+        versionValue(path, "version value", v.value());
+      } else if (value instanceof DeviceAttribute.StringValues s) {
+        nonEmpty(path, "strings", s.value());
+        for (int i = 0; i < s.value().size(); i++) {
+          stringValue(path + ".strings[" + i + "]", "string value", s.value().get(i));
+        }
+      } else if (value instanceof DeviceAttribute.VersionValues v) {
+        nonEmpty(path, "versions", v.value());
+        for (int i = 0; i < v.value().size(); i++) {
+          versionValue(path + ".versions[" + i + "]", "version value", v.value().get(i));
+        }
+      } else if (value instanceof DeviceAttribute.IntValues v) {
+        nonEmpty(path, "ints", v.value());
+      } else if (value instanceof DeviceAttribute.BoolValues v) {
+        nonEmpty(path, "bools", v.value());
+      }
+      if (KubeNames.isKubernetesDomain(KubeNames.domainOf(name))) {
+        standardAttribute(path, name, value);
+      }
+    }
+
+    private void nonEmpty(String path, String form, List<?> list) {
+      if (list.isEmpty()) {
+        r.error(dev, path, form + " must not be empty; omit the attribute instead");
+      }
+    }
+
+    private void stringValue(String path, String what, String value) {
+      int bytes = Names.utf8Length(value);
+      if (bytes > Limits.MAX_ATTRIBUTE_VALUE_BYTES) {
+        r.error(
+            dev,
+            path,
+            what + " is " + bytes + " bytes, the limit is " + Limits.MAX_ATTRIBUTE_VALUE_BYTES);
+      }
+    }
+
+    private void versionValue(String path, String what, String value) {
+      if (!Semver.isValid(value)) {
+        r.error(
+            dev,
+            path,
+            what
+                + " \""
+                + value
+                + "\" is not a semantic version 2.0.0 (MAJOR.MINOR.PATCH without leading zeros,"
+                + " optional -prerelease and +build)");
+      }
+      stringValue(path, what, value);
+    }
+
+    private void standardAttribute(String path, String name, DeviceAttribute value) {
+      switch (name) {
+        case StandardAttributes.PCI_BUS_ID -> {
+          if (!(value instanceof DeviceAttribute.StringValue s)
+              || !PciBusId.isCanonical(s.value())) {
+            r.error(
+                dev,
+                path,
+                "must be a string PCI address in lower-case extended BDF form dddd:bb:dd.f, e.g."
+                    + " 0000:3b:00.0");
+          }
+        }
+        case StandardAttributes.PCIE_ROOT -> {
+          boolean ok;
+          if (value instanceof DeviceAttribute.StringValue s) {
+            ok = PCIE_ROOT.matcher(s.value()).matches();
+          } else if (value instanceof DeviceAttribute.StringValues s) {
+            ok = s.value().stream().allMatch(v -> PCIE_ROOT.matcher(v).matches());
+          } else {
+            ok = false;
+          }
+          if (!ok) {
+            r.error(
+                dev,
+                path,
+                "must be a string (or list of strings) naming a PCIe root as pci<domain>:<bus> in"
+                    + " lower-case hex, e.g. pci0000:00");
+          }
+        }
+        case StandardAttributes.NUMA_NODE -> {
+          List<Long> nodes;
+          if (value instanceof DeviceAttribute.IntValue v) {
+            nodes = List.of(v.value());
+          } else if (value instanceof DeviceAttribute.IntValues v) {
+            nodes = v.value();
+          } else {
+            r.error(dev, path, "must be an int or a list of ints (NUMA node numbers)");
+            return;
+          }
+          for (long n : nodes) {
+            if (n < 0 || n > MAX_NUMA_NODE) {
+              r.error(
+                  dev,
+                  path,
+                  "NUMA node "
+                      + n
+                      + " is not between 0 and "
+                      + MAX_NUMA_NODE
+                      + "; omit the attribute for devices without NUMA affinity");
+            }
+          }
+        }
+        default ->
+            r.error(
+                dev,
+                path,
+                "the kubernetes.io domains are reserved for standardized attributes; known ones"
+                    + " are "
+                    + StandardAttributes.PCI_BUS_ID
+                    + ", "
+                    + StandardAttributes.PCIE_ROOT
+                    + " and "
+                    + StandardAttributes.NUMA_NODE);
+      }
+    }
+
+    private void taints() {
+      int n = d.taints().size();
+      if (n > Limits.MAX_TAINTS_PER_DEVICE) {
+        r.error(
+            dev,
+            "taints",
+            "has " + n + " taints, the limit is " + Limits.MAX_TAINTS_PER_DEVICE + " (4 in 1.34)");
+      }
+      for (int i = 0; i < n; i++) {
+        var taint = d.taints().get(i);
+        String path = "taints[" + i + "]";
+        for (String p : KubeNames.qualifiedName(taint.key())) {
+          r.error(dev, path + ".key", "taint key \"" + taint.key() + "\" " + p);
+        }
+        if (KubeNames.isKubernetesDomain(KubeNames.domainOf(taint.key()))) {
+          r.warn(
+              dev,
+              path + ".key",
+              "the kubernetes.io domains are reserved; use a domain of the driver for taint keys");
+        }
+        for (String p : KubeNames.labelValue(taint.value())) {
+          r.error(dev, path + ".value", "taint value " + p);
+        }
+        taint
+            .timeAdded()
+            .ifPresent(
+                t -> {
+                  try {
+                    OffsetDateTime.parse(t);
+                  } catch (DateTimeParseException e) {
+                    r.error(
+                        dev,
+                        path + ".timeAdded",
+                        "\"" + t + "\" is not an RFC 3339 time such as 2026-01-02T15:04:05Z");
+                  }
+                });
+      }
+    }
+
+    private void consumesCounters() {
+      int n = d.consumesCounters().size();
+      if (n > Limits.MAX_COUNTER_CONSUMPTIONS_PER_DEVICE) {
+        r.error(
+            dev,
+            "consumesCounters",
+            "has "
+                + n
+                + " entries, the limit is "
+                + Limits.MAX_COUNTER_CONSUMPTIONS_PER_DEVICE
+                + " (one per counter set)");
+      }
+      Map<String, Integer> seen = new HashMap<>();
+      for (int i = 0; i < n; i++) {
+        DeviceCounterConsumption c = d.consumesCounters().get(i);
+        String path = "consumesCounters[" + i + "]";
+        Integer first = seen.putIfAbsent(c.counterSet(), i);
+        if (first != null) {
+          r.error(
+              dev,
+              path + ".counterSet",
+              "counter set \""
+                  + c.counterSet()
+                  + "\" is already consumed by consumesCounters["
+                  + first
+                  + "]; use one entry per counter set");
+        }
+        CounterSet set = counterSets.get(c.counterSet());
+        if (set == null) {
+          r.error(
+              dev,
+              path + ".counterSet",
+              "counter set \"" + c.counterSet() + "\" is not one of the pool's counter sets");
+        }
+        if (c.counters().isEmpty()) {
+          r.error(dev, path + ".counters", "must name at least one counter");
+        }
+        if (c.counters().size() > Limits.MAX_COUNTERS_PER_CONSUMPTION) {
+          r.error(
+              dev,
+              path + ".counters",
+              "has "
+                  + c.counters().size()
+                  + " counters, the limit is "
+                  + Limits.MAX_COUNTERS_PER_CONSUMPTION);
+        }
+        for (Map.Entry<String, Counter> e : c.counters().entrySet()) {
+          if (set != null && !set.counters().containsKey(e.getKey())) {
+            r.error(
+                dev,
+                path + ".counters" + key(e.getKey()),
+                "counter \""
+                    + e.getKey()
+                    + "\" is not in counter set \""
+                    + c.counterSet()
+                    + "\" (it has "
+                    + String.join(", ", set.counters().keySet())
+                    + ")");
+          }
+        }
+        compatibilityGroups(path + ".compatibilityGroups", c.compatibilityGroups());
+      }
+    }
+
+    /** KEP-5963: at most 2 distinct DNS labels per consumption (declarative API validation). */
+    private void compatibilityGroups(String path, List<String> groups) {
+      if (groups.size() > Limits.MAX_COMPATIBILITY_GROUPS) {
+        r.error(
+            dev,
+            path,
+            "has " + groups.size() + " groups, the limit is " + Limits.MAX_COMPATIBILITY_GROUPS);
+      }
+      for (int i = 0; i < groups.size(); i++) {
+        String g = groups.get(i);
+        for (String p : KubeNames.dnsLabel(g)) {
+          r.error(dev, path + "[" + i + "]", "group \"" + g + "\" " + p);
+        }
+        if (groups.indexOf(g) < i) {
+          r.error(dev, path + "[" + i + "]", "duplicate group \"" + g + "\"");
+        }
+      }
+    }
+
+    private void nodeSelection() {
+      List<String> set = new ArrayList<>();
+      d.nodeName().ifPresent(n -> set.add("nodeName"));
+      d.nodeSelector().ifPresent(n -> set.add("nodeSelector"));
+      if (d.allNodes()) {
+        set.add("allNodes");
+      }
+      if (scope != PoolScope.Kind.PER_DEVICE) {
+        if (!set.isEmpty()) {
+          r.error(
+              dev,
+              set.get(0),
+              String.join(", ", set)
+                  + " may only be set on devices of a pool with per-device node selection"
+                  + " (PoolScope.perDevice())");
+        }
+        return;
+      }
+      if (set.size() != 1) {
+        r.error(
+            dev,
+            "",
+            "in a pool with per-device node selection every device needs exactly one of nodeName,"
+                + " nodeSelector or allNodes"
+                + (set.isEmpty() ? ", it has none" : ", it has " + String.join(", ", set)));
+      }
+      d.nodeName()
+          .ifPresent(
+              n -> {
+                for (String p : KubeNames.dnsSubdomain(n)) {
+                  r.error(dev, "nodeName", "node name \"" + n + "\" " + p);
+                }
+              });
+      d.nodeSelector().ifPresent(s -> checkNodeSelector(r, dev, "nodeSelector", s));
+    }
+
+    private void bindingConditions() {
+      List<String> ok = d.bindingConditions();
+      List<String> failure = d.bindingFailureConditions();
+      conditionList("bindingConditions", ok);
+      conditionList("bindingFailureConditions", failure);
+      for (int i = 0; i < failure.size(); i++) {
+        if (ok.contains(failure.get(i))) {
+          r.error(
+              dev,
+              "bindingFailureConditions[" + i + "]",
+              "\"" + failure.get(i) + "\" is also a binding condition; the lists must not overlap");
+        }
+      }
+      if (ok.isEmpty() != failure.isEmpty()) {
+        r.error(
+            dev,
+            ok.isEmpty() ? "bindingConditions" : "bindingFailureConditions",
+            "bindingConditions and bindingFailureConditions must be set together");
+      }
+      boolean onOneNode =
+          scope == PoolScope.Kind.NODE
+              || (scope == PoolScope.Kind.PER_DEVICE && d.nodeName().isPresent());
+      if (!ok.isEmpty() && !onOneNode && !d.bindsToNode()) {
+        r.warn(
+            dev,
+            "bindingConditions",
+            "the device is not on one node and does not set bindsToNode: its allocations are not"
+                + " pinned to a node, so no node's driver reports its binding conditions; set"
+                + " bindsToNode");
+      }
+    }
+
+    private void conditionList(String field, List<String> conditions) {
+      if (conditions.size() > Limits.MAX_BINDING_CONDITIONS) {
+        r.error(
+            dev,
+            field,
+            "has " + conditions.size() + " entries, the limit is " + Limits.MAX_BINDING_CONDITIONS);
+      }
+      for (int i = 0; i < conditions.size(); i++) {
+        String c = conditions.get(i);
+        for (String p : KubeNames.qualifiedName(c)) {
+          r.error(dev, field + "[" + i + "]", "condition type \"" + c + "\" " + p);
+        }
+        if (conditions.indexOf(c) < i) {
+          r.error(dev, field + "[" + i + "]", "duplicate condition type \"" + c + "\"");
+        }
+      }
+    }
+
+    private void nodeAllocatableResources() {
+      d.nodeAllocatableResources()
+          .forEach(
+              (resource, value) -> {
+                String path = "nodeAllocatableResources" + key(resource);
+                if (!isNodeAllocatable(resource)) {
+                  r.error(
+                      dev,
+                      path,
+                      "\""
+                          + resource
+                          + "\" is not a node allocatable resource (cpu, memory, ephemeral-storage"
+                          + " or hugepages-<size>)");
+                }
+                if (value.mapping().isEmpty() && value.overhead().isEmpty()) {
+                  r.error(dev, path, "at least one of mapping and overhead must be set");
+                }
+                value.mapping().ifPresent(m -> mapping(path + ".mapping", m));
+                value
+                    .overhead()
+                    .ifPresent(
+                        o -> {
+                          if (o.perPod().isEmpty() && o.perContainer().isEmpty()) {
+                            r.error(
+                                dev,
+                                path + ".overhead",
+                                "at least one of perPod and perContainer must be set");
+                          }
+                          o.perPod().ifPresent(q -> nonNegative(path + ".overhead.perPod", q));
+                          o.perContainer()
+                              .ifPresent(q -> nonNegative(path + ".overhead.perContainer", q));
+                        });
+              });
+    }
+
+    private void mapping(String path, NodeAllocatableResource.Mapping m) {
+      boolean byCapacity = m.capacityKey().isPresent() || m.capacityMultiplier().isPresent();
+      boolean byDevice = m.deviceMultiplier().isPresent();
+      if (byCapacity == byDevice) {
+        r.error(
+            dev,
+            path,
+            "set either capacityKey with capacityMultiplier, or deviceMultiplier"
+                + (byCapacity ? ", not both" : ""));
+      }
+      m.capacityKey()
+          .ifPresent(
+              k -> {
+                if (k.isEmpty()) {
+                  r.error(dev, path + ".capacityKey", "must not be empty");
+                } else if (!d.capacity().containsKey(k)) {
+                  r.error(
+                      dev,
+                      path + ".capacityKey",
+                      "\"" + k + "\" is not one of the device's capacities");
+                }
+                if (m.capacityMultiplier().isEmpty()) {
+                  r.error(dev, path + ".capacityMultiplier", "is required when capacityKey is set");
+                }
+              });
+      if (m.capacityMultiplier().isPresent() && m.capacityKey().isEmpty()) {
+        r.error(dev, path + ".capacityKey", "is required when capacityMultiplier is set");
+      }
+      m.capacityMultiplier().ifPresent(q -> positive(path + ".capacityMultiplier", q));
+      m.deviceMultiplier().ifPresent(q -> positive(path + ".deviceMultiplier", q));
+    }
+
+    private void positive(String path, Quantity q) {
+      if (q.signum() <= 0) {
+        r.error(dev, path, q + " must be greater than zero");
+      }
+    }
+
+    private void nonNegative(String path, Quantity q) {
+      if (q.signum() < 0) {
+        r.error(dev, path, q + " must not be negative");
+      }
+    }
+
+    private static boolean isNodeAllocatable(String resource) {
+      if (resource.equals("cpu")
+          || resource.equals("memory")
+          || resource.equals("ephemeral-storage")) {
+        return true;
+      }
+      if (!resource.startsWith("hugepages-")) {
+        return false;
+      }
+      try {
+        return Quantity.parse(resource.substring("hugepages-".length())).signum() > 0;
+      } catch (IllegalArgumentException e) {
+        return false;
+      }
+    }
+  }
+}

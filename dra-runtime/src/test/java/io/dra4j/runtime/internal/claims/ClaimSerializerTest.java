@@ -1,0 +1,140 @@
+package io.dra4j.runtime.internal.claims;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+@SuppressWarnings("try") // passes are held, not used
+class ClaimSerializerTest {
+
+  @TempDir Path dir;
+
+  private ClaimSerializer serializer(boolean threadSafe, Optional<String> podUid) {
+    return ClaimSerializer.forDriver(new TwoProcessesTest.Provider(threadSafe), dir, podUid);
+  }
+
+  @Test
+  void withoutThreadSafetyTheSecondCallWaitsUntilTheFirstLeaves() throws Exception {
+    ClaimSerializer s = serializer(false, Optional.empty());
+    assertExclusive(() -> s.call(ClaimSerializer.NOTHING), () -> s.call(ClaimSerializer.NOTHING));
+    assertThat(s.lockFile()).isEmpty();
+    assertThat(s).hasToString("one call at a time");
+  }
+
+  @Test
+  void threadSafeCallsOverlapButCallsForOneClaimDoNot() throws Exception {
+    ClaimSerializer s = serializer(true, Optional.empty());
+    try (ClaimSerializer.Pass a = s.call(ClaimSerializer.NOTHING)) {
+      CountDownLatch otherInside = new CountDownLatch(1);
+      Thread t =
+          new Thread(
+              () -> {
+                try (ClaimSerializer.Pass b = s.call(ClaimSerializer.NOTHING)) {
+                  otherInside.countDown();
+                } catch (Exception e) {
+                  throw new AssertionError(e);
+                }
+              });
+      t.start();
+      assertThat(otherInside.await(10, TimeUnit.SECONDS)).isTrue();
+    }
+    assertExclusive(() -> s.claim("uid-a"), () -> s.claim("uid-a"));
+    assertThat(s.isParallel()).isTrue();
+  }
+
+  @Test
+  void recoveryWaitsForParallelCalls() throws Exception {
+    ClaimSerializer s = serializer(true, Optional.empty());
+    assertExclusive(() -> s.call(ClaimSerializer.NOTHING), () -> s.alone(ClaimSerializer.NOTHING));
+  }
+
+  @Test
+  void aRollingUpdateLocksTheFileInThePluginDirectory() throws Exception {
+    ClaimSerializer s = serializer(false, Optional.of("pod-1"));
+    assertThat(s.lockFile()).contains(dir.resolve("serialize.lock"));
+    try (ClaimSerializer.Pass p = s.call(ClaimSerializer.NOTHING)) {
+      assertThat(dir.resolve("serialize.lock")).exists();
+    }
+  }
+
+  @Test
+  void twoDriversOnTheSameDirectoryInOneJvmWaitForEachOther() throws Exception {
+    // The JVM refuses a second lock on a file it already locks instead of waiting: the second
+    // driver must wait all the same.
+    ClaimSerializer a = serializer(true, Optional.of("old-pod"));
+    ClaimSerializer b = serializer(true, Optional.of("new-pod"));
+    assertExclusive(() -> a.call(ClaimSerializer.NOTHING), () -> b.call(ClaimSerializer.NOTHING));
+  }
+
+  @Test
+  void onAcquireRunsEachTimeTheProcessNewlyTakesTheFile() throws Exception {
+    ClaimSerializer s = serializer(true, Optional.of("pod-1"));
+    AtomicInteger acquired = new AtomicInteger();
+    ClaimSerializer.OnAcquire count = acquired::incrementAndGet;
+    try (ClaimSerializer.Pass first = s.call(count);
+        ClaimSerializer.Pass second = s.call(count)) {
+      assertThat(acquired).hasValue(1);
+    }
+    try (ClaimSerializer.Pass third = s.call(count)) {
+      assertThat(acquired).hasValue(2);
+    }
+  }
+
+  @FunctionalInterface
+  private interface Enter {
+    ClaimSerializer.Pass enter() throws Exception;
+  }
+
+  /**
+   * Proves ordering: thread B asks to enter while A is inside, and B's "enter" is logged only after
+   * A's "exit".
+   */
+  private static void assertExclusive(Enter a, Enter b) throws Exception {
+    List<String> log = new CopyOnWriteArrayList<>();
+    CountDownLatch aInside = new CountDownLatch(1);
+    CountDownLatch releaseA = new CountDownLatch(1);
+    Thread ta =
+        new Thread(
+            () -> {
+              try (ClaimSerializer.Pass p = a.enter()) {
+                log.add("A enter");
+                aInside.countDown();
+                releaseA.await();
+                log.add("A exit");
+              } catch (Exception e) {
+                throw new AssertionError(e);
+              }
+            });
+    ta.start();
+    assertThat(aInside.await(10, TimeUnit.SECONDS)).isTrue();
+    Thread tb =
+        new Thread(
+            () -> {
+              log.add("B requested");
+              try (ClaimSerializer.Pass p = b.enter()) {
+                log.add("B enter");
+              } catch (Exception e) {
+                throw new AssertionError(e);
+              }
+            });
+    tb.start();
+    // Wait until B is blocked (parked on a lock, or polling for the file), then let A go.
+    while (tb.getState() != Thread.State.WAITING
+        && tb.getState() != Thread.State.TIMED_WAITING
+        && tb.getState() != Thread.State.TERMINATED) {
+      Thread.sleep(1);
+    }
+    releaseA.countDown();
+    ta.join(10_000);
+    tb.join(10_000);
+    assertThat(log).containsExactly("A enter", "B requested", "A exit", "B enter");
+  }
+}

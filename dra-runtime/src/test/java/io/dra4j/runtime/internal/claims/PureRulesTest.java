@@ -1,0 +1,197 @@
+package io.dra4j.runtime.internal.claims;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.dra4j.api.claim.AllocatedDevice;
+import io.dra4j.api.claim.ClaimRef;
+import io.dra4j.api.status.Condition;
+import io.dra4j.api.status.DeviceStatus;
+import io.dra4j.api.status.NetworkDeviceData;
+import io.dra4j.runtime.kube.AllocatedDeviceStatus;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** The pure rules of the pipeline: status limits, CIDR parsing, the overlap index. */
+class PureRulesTest {
+
+  private static final ClaimRef A = new ClaimRef("ns", "a", "uid-a");
+  private static final ClaimRef B = new ClaimRef("ns", "b", "uid-b");
+
+  @Test
+  void cidrParsing() {
+    assertThat(DeviceStatuses.parseCidr("192.0.2.5/24")).isNotNull();
+    assertThat(DeviceStatuses.parseCidr("2001:db8::5/64")).isNotNull();
+    assertThat(DeviceStatuses.parseCidr("::ffff:192.0.2.1/96")).isNotNull();
+    assertThat(DeviceStatuses.parseCidr("2001:db8::5/64"))
+        .isEqualTo(DeviceStatuses.parseCidr("2001:0db8:0:0:0:0:0:5/64"));
+    for (String bad :
+        List.of(
+            "192.0.2.5",
+            "192.0.2.256/24",
+            "192.0.2.05/24",
+            "192.0.2.5/33",
+            "2001:db8::5/129",
+            "2001:db8::5::1/64",
+            "example.com/24",
+            "1:2:3:4:5:6:7:8:9/64",
+            "/24",
+            "10.0.0.1/")) {
+      assertThat(DeviceStatuses.parseCidr(bad)).as(bad).isNull();
+    }
+  }
+
+  @Test
+  void statusLimits() {
+    List<Condition> nine = new ArrayList<>();
+    for (int i = 0; i < 9; i++) {
+      nine.add(new Condition("C" + i, "True", "Ok", ""));
+    }
+    assertThatThrownBy(
+            () ->
+                DeviceStatuses.validate("p/d", new DeviceStatus(nine, Map.of(), Optional.empty())))
+        .hasMessageContaining("status of device p/d: conditions: 9 conditions, at most 8");
+    assertThatThrownBy(
+            () ->
+                DeviceStatuses.validate(
+                    "p/d",
+                    new DeviceStatus(
+                        List.of(new Condition("Ready", "True", "not camel", "")),
+                        Map.of(),
+                        Optional.empty())))
+        .hasMessageContaining("conditions[0].reason \"not camel\"");
+    assertThatThrownBy(
+            () ->
+                DeviceStatuses.validate(
+                    "p/d",
+                    new DeviceStatus(
+                        List.of(
+                            new Condition("Ready", "True", "Ok", ""),
+                            new Condition("Ready", "False", "Ok", "")),
+                        Map.of(),
+                        Optional.empty())))
+        .hasMessageContaining("appears twice");
+    assertThatThrownBy(
+            () ->
+                DeviceStatuses.validate(
+                    "p/d",
+                    new DeviceStatus(
+                        List.of(new Condition("Ready", "True", "Ok", "m".repeat(32769))),
+                        Map.of(),
+                        Optional.empty())))
+        .hasMessageContaining("message: 32769 characters, at most 32768");
+    assertThatThrownBy(
+            () ->
+                DeviceStatuses.validate(
+                    "p/d",
+                    DeviceStatus.ready("Ok", "")
+                        .withNetworkData(new NetworkDeviceData("x".repeat(257), List.of(), ""))))
+        .hasMessageContaining("networkData.interfaceName: 257 bytes, at most 256");
+    assertThatThrownBy(
+            () ->
+                DeviceStatuses.validate(
+                    "p/d",
+                    DeviceStatus.ready("Ok", "")
+                        .withNetworkData(new NetworkDeviceData("", List.of(), "h".repeat(129)))))
+        .hasMessageContaining("networkData.hardwareAddress: 129 bytes, at most 128");
+    List<String> ips = new ArrayList<>();
+    for (int i = 0; i < 17; i++) {
+      ips.add("10.0.0." + i + "/24");
+    }
+    assertThatThrownBy(
+            () ->
+                DeviceStatuses.validate(
+                    "p/d",
+                    DeviceStatus.ready("Ok", "")
+                        .withNetworkData(new NetworkDeviceData("", ips, ""))))
+        .hasMessageContaining("networkData.ips: 17 addresses, at most 16");
+    assertThatThrownBy(
+            () ->
+                DeviceStatuses.validate(
+                    "p/d",
+                    DeviceStatus.ready("Ok", "")
+                        .withNetworkData(
+                            new NetworkDeviceData(
+                                "", List.of("2001:db8::1/64", "2001:db8:0::1/64"), ""))))
+        .hasMessageContaining("is listed twice");
+    // At the limits: fine.
+    DeviceStatuses.validate(
+        "p/d",
+        new DeviceStatus(
+            nine.subList(0, 8),
+            Map.of("k", "v".repeat(10000)),
+            Optional.of(new NetworkDeviceData("x".repeat(256), ips.subList(0, 16), "h"))));
+  }
+
+  @Test
+  void transitionTimeIsKeptWhileTheStatusStaysTheSame() {
+    Instant t1 = Instant.parse("2026-01-01T00:00:00Z");
+    Instant t2 = Instant.parse("2026-01-01T01:00:00Z");
+    DeviceStatus ready = DeviceStatus.ready("Ok", "");
+    AllocatedDeviceStatus first =
+        DeviceStatuses.toWire("d", "p", "x", Optional.empty(), ready, Optional.empty(), t1);
+    AllocatedDeviceStatus same =
+        DeviceStatuses.toWire("d", "p", "x", Optional.empty(), ready, Optional.of(first), t2);
+    assertThat(same.conditions().get(0).lastTransitionTime()).isEqualTo("2026-01-01T00:00:00Z");
+    DeviceStatus notReady =
+        new DeviceStatus(
+            List.of(Condition.of("Ready", false, "Broken", "")), Map.of(), Optional.empty());
+    AllocatedDeviceStatus changed =
+        DeviceStatuses.toWire("d", "p", "x", Optional.empty(), notReady, Optional.of(first), t2);
+    assertThat(changed.conditions().get(0).lastTransitionTime()).isEqualTo("2026-01-01T01:00:00Z");
+  }
+
+  @Test
+  void overlapIndexIsAllOrNothingAndReleasable() {
+    DeviceIndex index = new DeviceIndex();
+    assertThat(index.reserve(A, List.of(AllocatedDevice.of("r", "p", "d1")))).isEmpty();
+    // B wants d2 and d1: refused, and d2 is not left reserved.
+    assertThat(
+            index.reserve(
+                B, List.of(AllocatedDevice.of("r", "p", "d2"), AllocatedDevice.of("r", "p", "d1"))))
+        .contains("device p/d1 is already prepared for claim " + A);
+    assertThat(index.holders("p/d2")).isEmpty();
+    // Repeating A's own reservation is fine.
+    assertThat(index.reserve(A, List.of(AllocatedDevice.of("r", "p", "d1")))).isEmpty();
+    index.release(A.uid());
+    assertThat(index.reserve(B, List.of(AllocatedDevice.of("r", "p", "d1")))).isEmpty();
+    assertThat(index.holders("p/d1")).containsExactly(B.uid());
+  }
+
+  @Test
+  void sharesOfOneDeviceCoexistButNotWithAnExclusiveHoldOrTheSameShare() {
+    ClaimRef c = new ClaimRef("ns", "c", "uid-c");
+    DeviceIndex index = new DeviceIndex();
+    assertThat(index.reserve(A, List.of(share("d1", "s1")))).isEmpty();
+    assertThat(index.reserve(B, List.of(share("d1", "s2")))).isEmpty();
+    assertThat(index.holders("p/d1")).containsExactly(A.uid(), B.uid());
+    assertThat(index.reserve(c, List.of(share("d1", "s1"))))
+        .contains("device p/d1 (share s1) is already prepared for claim " + A + " (share s1)");
+    assertThat(index.reserve(c, List.of(AllocatedDevice.of("r", "p", "d1"))))
+        .contains("device p/d1 is already prepared for claim " + A + " (share s1)");
+
+    // An exclusive hold keeps every share out.
+    assertThat(index.reserve(c, List.of(AllocatedDevice.of("r", "p", "d2")))).isEmpty();
+    assertThat(index.reserve(A, List.of(share("d1", "s1"), share("d2", "s9"))))
+        .contains("device p/d2 (share s9) is already prepared for claim " + c);
+    // A's refused reservation did not touch what A already held.
+    assertThat(index.holders("p/d1")).containsExactly(A.uid(), B.uid());
+  }
+
+  private static AllocatedDevice share(String device, String shareId) {
+    return new AllocatedDevice(
+        "r",
+        Optional.empty(),
+        "p",
+        device,
+        false,
+        List.of(),
+        Optional.of(shareId),
+        Map.of(),
+        Optional.empty());
+  }
+}

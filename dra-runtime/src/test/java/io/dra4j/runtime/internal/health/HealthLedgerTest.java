@@ -1,0 +1,180 @@
+package io.dra4j.runtime.internal.health;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.dra4j.api.health.DeviceHealth;
+import io.dra4j.api.health.HealthStatus;
+import io.dra4j.runtime.internal.kubelet.DeviceHealthState;
+import io.dra4j.runtime.internal.kubelet.HealthSnapshot;
+import io.dra4j.runtime.report.HealthView;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The health state machine with explicit times. */
+class HealthLedgerTest {
+
+  static final Duration DELAY = Duration.ofSeconds(60);
+  static final Instant T0 = Instant.parse("2026-03-01T10:00:00Z");
+  static final HealthLedger.Key GPU0 = new HealthLedger.Key("node-1", "gpu-0");
+  static final HealthLedger.Key GPU1 = new HealthLedger.Key("node-1", "gpu-1");
+
+  final HealthLedger ledger = new HealthLedger(DELAY);
+
+  static Instant at(long seconds) {
+    return T0.plusSeconds(seconds);
+  }
+
+  HealthLedger.Change unhealthy(String device, String reason, long at) {
+    return ledger.report(List.of(DeviceHealth.unhealthy("node-1", device, reason, "msg")), at(at));
+  }
+
+  HealthLedger.Change healthy(String device, long at) {
+    return ledger.report(List.of(DeviceHealth.healthy("node-1", device)), at(at));
+  }
+
+  HealthLedger.Change unknown(String device, long at) {
+    return ledger.report(
+        List.of(new DeviceHealth("node-1", device, HealthStatus.UNKNOWN, "", "lost")), at(at));
+  }
+
+  @Test
+  void unhealthyTaintsAtOnceAndRecoveryLiftsExactlyAfterTheDelay() {
+    ledger.setDevices(List.of(GPU0, GPU1));
+    assertThat(unhealthy("gpu-0", "XID79", 0).overlay()).isTrue();
+    assertThat(ledger.taints()).containsOnlyKeys(GPU0);
+    assertThat(ledger.taints().get(GPU0)).isEqualTo(new HealthLedger.Taint("XID79", at(0)));
+
+    assertThat(healthy("gpu-0", 10).overlay()).isFalse();
+    assertThat(ledger.nextLift()).contains(at(70));
+    // Further healthy reports do not postpone the lift.
+    healthy("gpu-0", 30);
+    assertThat(ledger.nextLift()).contains(at(70));
+
+    assertThat(ledger.liftDue(at(69).plusMillis(999)).overlay()).isFalse();
+    assertThat(ledger.taints()).containsOnlyKeys(GPU0);
+    assertThat(ledger.liftDue(at(70)).overlay()).isTrue();
+    assertThat(ledger.taints()).isEmpty();
+    assertThat(ledger.nextLift()).isEmpty();
+  }
+
+  @Test
+  void flappingWithinTheDelayKeepsTheTaintAndRestartsRecovery() {
+    ledger.setDevices(List.of(GPU0));
+    unhealthy("gpu-0", "XID79", 0);
+    healthy("gpu-0", 10);
+    assertThat(unhealthy("gpu-0", "XID79", 40).overlay()).isFalse(); // same taint, still there
+    assertThat(ledger.nextLift()).isEmpty();
+    assertThat(ledger.liftDue(at(70)).overlay()).isFalse();
+    assertThat(ledger.taints().get(GPU0).since()).isEqualTo(at(0)); // timeAdded stays
+    healthy("gpu-0", 50);
+    assertThat(ledger.nextLift()).contains(at(110));
+    assertThat(ledger.liftDue(at(109)).overlay()).isFalse();
+    assertThat(ledger.liftDue(at(110)).overlay()).isTrue();
+  }
+
+  @Test
+  void aNewReasonChangesTheTaintValue() {
+    ledger.setDevices(List.of(GPU0));
+    unhealthy("gpu-0", "XID79", 0);
+    assertThat(unhealthy("gpu-0", "XID79", 1).overlay()).isFalse();
+    assertThat(unhealthy("gpu-0", "ECC double bit!", 2).overlay()).isTrue();
+    assertThat(ledger.taints().get(GPU0).value()).isEqualTo("ECC-double-bit");
+  }
+
+  @Test
+  void unknownNeverTaintsButPausesRecovery() {
+    ledger.setDevices(List.of(GPU0, GPU1));
+    assertThat(unknown("gpu-1", 0).overlay()).isFalse();
+    assertThat(ledger.taints()).isEmpty();
+
+    unhealthy("gpu-0", "XID79", 0);
+    healthy("gpu-0", 10);
+    unknown("gpu-0", 20);
+    assertThat(ledger.nextLift()).isEmpty();
+    assertThat(ledger.liftDue(at(1000)).overlay()).isFalse();
+    assertThat(ledger.taints()).containsOnlyKeys(GPU0);
+    healthy("gpu-0", 1000);
+    assertThat(ledger.liftDue(at(1060)).overlay()).isTrue();
+  }
+
+  @Test
+  void zeroDelayLiftsAtTheFirstHealthyReport() {
+    HealthLedger quick = new HealthLedger(Duration.ZERO);
+    quick.report(List.of(DeviceHealth.unhealthy("p", "d", "r", "")), at(0));
+    HealthLedger.Change c = quick.report(List.of(DeviceHealth.healthy("p", "d")), at(1));
+    assertThat(c.overlay()).isTrue();
+    assertThat(quick.taints()).isEmpty();
+  }
+
+  @Test
+  void snapshotCarriesTheFullListInOrderWithUnknownForSilentDevices() {
+    ledger.setDevices(List.of(GPU1, GPU0));
+    unhealthy("gpu-0", "XID79", 5);
+    HealthSnapshot s = ledger.snapshot(30);
+    assertThat(s.devices())
+        .containsExactly(
+            new DeviceHealthState("node-1", "gpu-1", HealthStatus.UNKNOWN, 0, "", 30),
+            new DeviceHealthState(
+                "node-1", "gpu-0", HealthStatus.UNHEALTHY, at(5).getEpochSecond(), "msg", 30));
+  }
+
+  @Test
+  void messageFallsBackToTheReasonAndIsCutTo1024Characters() {
+    ledger.setDevices(List.of(GPU0, GPU1));
+    ledger.report(List.of(DeviceHealth.unhealthy("node-1", "gpu-0", "XID79", "")), at(0));
+    ledger.report(
+        List.of(DeviceHealth.unhealthy("node-1", "gpu-1", "XID48", "é".repeat(3000))), at(0));
+    List<DeviceHealthState> d = ledger.snapshot(30).devices();
+    assertThat(d.get(0).message()).isEqualTo("XID79");
+    assertThat(d.get(1).message()).hasSize(1024).endsWith("...").startsWith("éé");
+    // Code points, not chars: a surrogate pair is never split.
+    String emoji = "\uD83D\uDD25".repeat(1500);
+    assertThat(
+            HealthLedger.truncate(emoji).codePointCount(0, HealthLedger.truncate(emoji).length()))
+        .isEqualTo(1024);
+  }
+
+  @Test
+  void removedDevicesVanishAndComeBackUnknownAndUntainted() {
+    ledger.setDevices(List.of(GPU0, GPU1));
+    unhealthy("gpu-0", "XID79", 0);
+    assertThat(ledger.setDevices(List.of(GPU1)).stream()).isTrue();
+    assertThat(ledger.taints()).isEmpty();
+    assertThat(ledger.snapshot(30).devices())
+        .extracting(DeviceHealthState::device)
+        .containsExactly("gpu-1");
+    ledger.setDevices(List.of(GPU0, GPU1));
+    assertThat(ledger.snapshot(30).devices().get(0).status()).isEqualTo(HealthStatus.UNKNOWN);
+    assertThat(ledger.setDevices(List.of(GPU0, GPU1)).stream()).isFalse();
+  }
+
+  @Test
+  void reportsAheadOfTheInventoryAreKeptUntilTheNextDeviceList() {
+    unhealthy("gpu-0", "XID79", 0);
+    assertThat(ledger.taints()).containsOnlyKeys(GPU0);
+    assertThat(ledger.view()).singleElement().satisfies(v -> assertThat(v.listed()).isFalse());
+    ledger.setDevices(List.of(GPU0));
+    assertThat(ledger.taints()).containsOnlyKeys(GPU0);
+    assertThat(ledger.view()).singleElement().satisfies(v -> assertThat(v.listed()).isTrue());
+  }
+
+  @Test
+  void viewShowsSinceTaintedAndLiftAt() {
+    ledger.setDevices(List.of(GPU0, GPU1));
+    unhealthy("gpu-0", "XID79", 0);
+    healthy("gpu-0", 10);
+    HealthView.DeviceState s = ledger.view().get(0);
+    assertThat(s.status()).isEqualTo(HealthStatus.HEALTHY);
+    assertThat(s.since()).contains(at(10));
+    assertThat(s.tainted()).isTrue();
+    assertThat(s.taintValue()).isEqualTo("XID79");
+    assertThat(s.taintedAt()).contains(at(0));
+    assertThat(s.liftAt()).contains(at(70));
+    HealthView.DeviceState silent = ledger.view().get(1);
+    assertThat(silent.status()).isEqualTo(HealthStatus.UNKNOWN);
+    assertThat(silent.since()).isEmpty();
+    assertThat(silent.tainted()).isFalse();
+  }
+}

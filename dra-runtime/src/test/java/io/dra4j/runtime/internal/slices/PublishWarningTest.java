@@ -1,0 +1,25 @@
+package io.dra4j.runtime.internal.slices;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.dra4j.runtime.kube.KubeException;
+import java.io.IOException;
+import org.junit.jupiter.api.Test;
+
+/** The default listener's warning for a failed publish says what to check when that is known. */
+class PublishWarningTest {
+  @Test
+  void aRefusalNamesWhatToCheck() {
+    assertThat(SlicePublisher.whatToDo(new KubeException(403, "Forbidden", "forbidden")))
+        .contains("ClusterRole")
+        .contains("ValidatingAdmissionPolicy");
+    assertThat(SlicePublisher.whatToDo(new KubeException(401, "Unauthorized", "no")))
+        .contains("credentials");
+  }
+
+  @Test
+  void otherFailuresAddNothing() {
+    assertThat(SlicePublisher.whatToDo(new KubeException(500, "InternalError", "boom"))).isEmpty();
+    assertThat(SlicePublisher.whatToDo(new IOException("reset"))).isEmpty();
+  }
+}
