@@ -17,6 +17,11 @@ trap 'rm -rf "$work"' EXIT
   -DarchetypeVersion="$version" -DgroupId=com.acme -DartifactId=acme-driver -Dversion=0.1.0 \
   -Dpackage=com.acme.dra -DdriverName=accel.acme.example -DinteractiveMode=false)
 (cd "$work/acme-driver" && "$repo/mvnw" -q -B verify)
+# A vendor's project builds on the runtime's exported API alone: no class names an internal type.
+if uses=$(grep -rlF "io/dra4j/runtime/internal/" "$work/acme-driver/target/classes"); then
+  echo "archetype check: the generated project uses the runtime's internal packages: $uses" >&2
+  exit 1
+fi
 out=$(java -jar "$work/acme-driver/target/acme-driver.jar" dev --once --claim 2>"$work/dev.log") || {
   cat "$work/dev.log" >&2
   exit 1
