@@ -115,7 +115,10 @@ public final class ExtendedResourceGuard implements AutoCloseable {
   private final String driverName;
   private final String nodeName;
   private final Policy policy;
-  private final CelSelectors selectors;
+
+  /** The CEL compiler and its cache, shared with every other user in the JVM. */
+  private final CelSelectors selectors = CelSelectors.shared();
+
   private final Duration logInterval;
   private final Clock clock;
   private final DriverErrorHandler errorHandler;
@@ -149,7 +152,6 @@ public final class ExtendedResourceGuard implements AutoCloseable {
     this.driverName = b.driverName;
     this.nodeName = b.nodeName;
     this.policy = b.policy;
-    this.selectors = CelSelectors.shared();
     this.logInterval = b.logInterval;
     this.clock = b.clock;
     this.errorHandler = b.errorHandler;

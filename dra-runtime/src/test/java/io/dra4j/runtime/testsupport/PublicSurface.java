@@ -36,8 +36,7 @@ public final class PublicSurface {
       c -> c.getName().startsWith("io.dra4j.runtime.internal.");
 
   /** How a runtime internal class is named inside a class file. */
-  private static final byte[] INTERNAL_IN_CLASS_FILE =
-      "io/dra4j/runtime/internal/".getBytes(StandardCharsets.US_ASCII);
+  private static final String INTERNAL_IN_CLASS_FILE = "io/dra4j/runtime/internal/";
 
   private final List<Class<?>> visible;
 
@@ -125,7 +124,10 @@ public final class PublicSurface {
     List<String> found = new ArrayList<>();
     for (Path file : classFiles(classes)) {
       try {
-        if (contains(Files.readAllBytes(file), INTERNAL_IN_CLASS_FILE)) {
+        // Latin-1 maps each byte to one char, so the ASCII name is found wherever the bytes hold
+        // it.
+        String bytes = new String(Files.readAllBytes(file), StandardCharsets.ISO_8859_1);
+        if (bytes.contains(INTERNAL_IN_CLASS_FILE)) {
           found.add(classes.relativize(file).toString());
         }
       } catch (IOException e) {
@@ -200,18 +202,5 @@ public final class PublicSurface {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-  }
-
-  private static boolean contains(byte[] haystack, byte[] needle) {
-    outer:
-    for (int i = 0; i + needle.length <= haystack.length; i++) {
-      for (int j = 0; j < needle.length; j++) {
-        if (haystack[i + j] != needle[j]) {
-          continue outer;
-        }
-      }
-      return true;
-    }
-    return false;
   }
 }

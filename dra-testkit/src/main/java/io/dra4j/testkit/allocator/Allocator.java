@@ -55,7 +55,9 @@ public final class Allocator {
   /** Placement attempts after which a search gives up (an unsatisfiable constraint can explode). */
   public static final long DEFAULT_SEARCH_BUDGET = 1_000_000;
 
-  private final CelSelectors selectors;
+  /** The CEL compiler and its cache, shared with every other user in the JVM. */
+  private final CelSelectors selectors = CelSelectors.shared();
+
   private final Supplier<String> shareIds;
   private final long budget;
 
@@ -72,7 +74,6 @@ public final class Allocator {
    * @param searchBudget placement attempts after which a search gives up, at least 1
    */
   public Allocator(Supplier<String> shareIds, long searchBudget) {
-    this.selectors = CelSelectors.shared();
     this.shareIds = Objects.requireNonNull(shareIds, "shareIds");
     if (searchBudget < 1) {
       throw new IllegalArgumentException("searchBudget must be at least 1: " + searchBudget);
