@@ -1,5 +1,6 @@
 package io.dra4j.runtime.files;
 
+import java.io.File;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
@@ -71,7 +72,7 @@ public final class AtomicFiles {
       try {
         // A temporary file left by a crash, or a link someone put in its place, is removed (never
         // followed): the new one is created afresh, refusing to open through a link.
-        Files.deleteIfExists(temp);
+        deleteIfPresent(temp);
         try (FileChannel ch =
             FileChannel.open(
                 temp,
@@ -93,7 +94,7 @@ public final class AtomicFiles {
         Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
       } catch (IOException | RuntimeException e) {
         try {
-          Files.deleteIfExists(temp);
+          deleteIfPresent(temp);
         } catch (IOException suppressed) {
           e.addSuppressed(suppressed);
         }
@@ -126,6 +127,25 @@ public final class AtomicFiles {
         throw linkRefused(file);
       }
       throw e;
+    }
+  }
+
+  /**
+   * {@link #read}, answering an absent file with empty: the common case for a claim's record before
+   * its first prepare. The absence is found without an exception: NIO's own probes of an absent
+   * file each throw and catch two internally, six for a failed {@link #read}, every one filling in
+   * a stack trace on the kubelet's call path.
+   */
+  public static Optional<byte[]> readIfPresent(Path file) throws IOException {
+    // java.io.File answers from stat() alone. It follows a link, so a dangling one reads as absent
+    // (the next write renames over the link itself); a link to a file goes on to be refused.
+    if (!file.toFile().exists()) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(read(file));
+    } catch (NoSuchFileException e) {
+      return Optional.empty(); // removed meanwhile
     }
   }
 
@@ -177,8 +197,8 @@ public final class AtomicFiles {
     ReentrantLock lock = lockFor(target);
     lock.lock();
     try {
-      boolean existed = Files.deleteIfExists(target);
-      boolean hadTemp = Files.deleteIfExists(temp);
+      boolean existed = deleteIfPresent(target);
+      boolean hadTemp = deleteIfPresent(temp);
       if (existed || hadTemp) {
         syncDirectory(directoryOf(target));
       }
@@ -188,6 +208,24 @@ public final class AtomicFiles {
     } finally {
       lock.unlock();
     }
+  }
+
+  /**
+   * {@link Files#deleteIfExists} without its internal exceptions for an absent file (the temporary
+   * file is absent on nearly every write and removal). {@link File#delete} removes a file, a link
+   * itself (never its target) or an empty directory and answers false for an absent one; only a
+   * file that is there but cannot be removed goes on to NIO, for the system's reason.
+   */
+  private static boolean deleteIfPresent(Path p) throws IOException {
+    File f = p.toFile();
+    if (f.delete()) {
+      return true;
+    }
+    if (f.exists()) {
+      Files.delete(p); // throws the reason it cannot be removed
+      return true;
+    }
+    return false;
   }
 
   /**

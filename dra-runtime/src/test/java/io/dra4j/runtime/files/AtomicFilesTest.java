@@ -76,6 +76,47 @@ class AtomicFilesTest {
   }
 
   @Test
+  void deleteOfSomethingThatCannotBeRemovedNamesItAndTheReason() throws Exception {
+    Path target = Files.createDirectories(tmp.resolve("full/inner")).getParent();
+    assertThatThrownBy(() -> AtomicFiles.delete(target, tmp.resolve(".full.tmp")))
+        .isInstanceOf(IOException.class)
+        .hasMessageStartingWith("cannot remove " + target);
+    assertThat(target.resolve("inner")).isDirectory();
+  }
+
+  @Test
+  void readIfPresentAnswersAnAbsentFileOrADanglingLinkWithEmpty() throws Exception {
+    Path file = tmp.resolve("record.json");
+    assertThat(AtomicFiles.readIfPresent(file)).isEmpty();
+    Files.createSymbolicLink(file, tmp.resolve("nowhere"));
+    assertThat(AtomicFiles.readIfPresent(file)).isEmpty();
+    Files.delete(file);
+    Files.writeString(file, "content");
+    assertThat(AtomicFiles.readIfPresent(file))
+        .hasValueSatisfying(b -> assertThat(b).isEqualTo(bytes("content")));
+  }
+
+  @Test
+  void readIfPresentRefusesALinkToAFile() throws Exception {
+    Path elsewhere = Files.writeString(tmp.resolve("host-secret"), "secret");
+    Path file = Files.createSymbolicLink(tmp.resolve("record.json"), elsewhere);
+    assertThatThrownBy(() -> AtomicFiles.readIfPresent(file))
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("is a symbolic link");
+  }
+
+  @Test
+  void aLinkPlantedAsTheTemporaryFileIsReplacedNotFollowed() throws Exception {
+    Path elsewhere = Files.writeString(tmp.resolve("host-file"), "untouched");
+    Path target = tmp.resolve("a.json");
+    Path temp = Files.createSymbolicLink(tmp.resolve(".a.tmp"), elsewhere);
+    AtomicFiles.write(target, temp, bytes("new"), PosixFilePermissions.fromString("rw-------"));
+    assertThat(target).hasContent("new");
+    assertThat(elsewhere).hasContent("untouched");
+    assertThat(temp).doesNotExist();
+  }
+
+  @Test
   void concurrentWritersOfOneTargetNeverMixTheirContent() throws Exception {
     Path target = tmp.resolve("shared.json");
     Path temp = tmp.resolve(".shared.tmp");

@@ -118,13 +118,10 @@ public final class CheckpointStore {
    */
   public Optional<ClaimCheckpoint> read(String claimUid) throws IOException {
     Path file = file(checkUid(claimUid));
-    byte[] content;
-    try {
-      content = AtomicFiles.read(file);
-    } catch (NoSuchFileException e) {
-      return Optional.empty();
-    }
-    return Optional.of(decode(file, claimUid, content));
+    Optional<byte[]> content = AtomicFiles.readIfPresent(file);
+    return content.isEmpty()
+        ? Optional.empty()
+        : Optional.of(decode(file, claimUid, content.get()));
   }
 
   /**
