@@ -30,6 +30,7 @@ func main() {
 		java         = flag.String("java", "java", "the JVM for dra4j's driver and the test kit's API server")
 		driverJar    = flag.String("driver-jar", "examples/fake-driver/target/fake-dra-driver.jar", "dra4j's fake driver")
 		jvmFlags     = flag.String("jvm-flags", defaultJVMFlags, "the dra4j driver's JVM flags (the DaemonSet's), space-separated; {archive} is the jar's .jsa next to it")
+		altJVMFlags  = flag.String("alt-jvm-flags", "", "JVM flags for a second dra4j driver, dra4j-alt (--only dra4j,dra4j-alt): a JVM lever measured interleaved with the shipped flags, against the same machine's noise; the table then compares the two")
 		goDriver     = flag.String("go-driver", "", "the Go anchor driver binary (benchmarks/go-anchor/build.sh prints it)")
 		runs         = flag.Int("runs", 3, "runs per driver, interleaved")
 		pairs        = flag.Int("pairs", 1000, "prepare+unprepare pairs per measured phase")
@@ -89,12 +90,14 @@ func main() {
 		fatalf("%v", err)
 	}
 
-	flags := strings.ReplaceAll(*jvmFlags, "{archive}", strings.TrimSuffix(*driverJar, ".jar")+".jsa")
-	drivers := map[string]driverKind{
-		"dra4j": {
-			label: "dra4j",
+	archive := strings.TrimSuffix(*driverJar, ".jar") + ".jsa"
+	dra4j := func(label, column, jvmFlags string) driverKind {
+		flags := strings.Fields(strings.ReplaceAll(jvmFlags, "{archive}", archive))
+		return driverKind{
+			label:  label,
+			column: column,
 			command: func(serialized bool) []string {
-				cmd := append([]string{*java}, strings.Fields(flags)...)
+				cmd := append([]string{*java}, flags...)
 				if serialized {
 					// dra4j serializes calls unless the provider is thread-safe; the fake provider
 					// says it is unless this property says otherwise.
@@ -103,9 +106,14 @@ func main() {
 				// The health port would clash between the two instances of a rolling update.
 				return append(cmd, "-jar", *driverJar, "run", "--health-port", "-1")
 			},
-		},
+		}
+	}
+	drivers := map[string]driverKind{
+		"dra4j":     dra4j("dra4j", "dra4j", *jvmFlags),
+		"dra4j-alt": dra4j("dra4j-alt", "dra4j, alt flags", *altJVMFlags),
 		"go": {
-			label: "Go",
+			label:  "Go",
+			column: "Go helper",
 			command: func(serialized bool) []string {
 				return append([]string{*goDriver, "run", "--serialize=" + strconv.FormatBool(serialized)}, api.goFlags...)
 			},
@@ -116,9 +124,20 @@ func main() {
 	for _, name := range strings.Split(*only, ",") {
 		k, ok := drivers[strings.TrimSpace(name)]
 		if !ok {
-			fatalf("--only: unknown driver %q (dra4j, go)", name)
+			fatalf("--only: unknown driver %q (dra4j, go, dra4j-alt)", name)
 		}
 		order = append(order, k)
+	}
+	if len(order) > 2 {
+		fatalf("--only: the table compares two drivers, not %d", len(order))
+	}
+	if *altJVMFlags == "" && strings.Contains(*only, "dra4j-alt") {
+		fatalf("--only dra4j-alt needs --alt-jvm-flags")
+	}
+	// The first driver of --only is the table's first column; the ratios are first / second.
+	first, second := order[0], driverKind{column: "–"}
+	if len(order) == 2 {
+		second = order[1]
 	}
 	log.Printf("API server: %s; work directory %s; %d runs, %d pairs, %d callers, long run %d pairs, publish %v",
 		api.kind, dir, *runs, *pairs, *callers, *longPairs, publishSizes)
@@ -140,7 +159,7 @@ func main() {
 	}
 	fmt.Printf("\nNode benchmark: %d runs each, interleaved; %s; %d pairs per phase, %d callers; work directory on %s\n\n",
 		*runs, api.kind, *pairs, *callers, filepath.Dir(dir))
-	printTable(os.Stdout, metrics(*callers, publishSizes), results["dra4j"], results["Go"])
+	printTable(os.Stdout, metrics(*callers, publishSizes), first.column, second.column, results[first.label], results[second.label])
 	if *out != "" {
 		data, _ := json.MarshalIndent(results, "", "  ")
 		if err := os.WriteFile(*out, data, 0o644); err != nil {

@@ -13,7 +13,8 @@ import (
 
 // driverKind says how to start one of the compared drivers; both take the same `run` flags.
 type driverKind struct {
-	label string
+	label  string // in logs and node names, and the key of the JSON figures
+	column string // its column in the table
 	// command is the program, its own flags, "run" and the run flags only this driver needs, for
 	// a serialized or a parallel driver.
 	command func(serialized bool) []string

@@ -94,22 +94,22 @@ func median(v []float64) float64 {
 }
 
 // printTable writes the side-by-side table in Markdown: per metric the median over runs of each
-// driver, and the median and range over runs of the per-run ratio dra4j / Go.
-func printTable(w io.Writer, rows []metric, java, golang []figures) {
-	fmt.Fprintln(w, "| metric | dra4j | Go helper | ratio dra4j/Go (range over runs) | target |")
+// driver, and the median and range over runs of the per-run ratio first / second (dra4j / Go).
+func printTable(w io.Writer, rows []metric, firstColumn, secondColumn string, first, second []figures) {
+	fmt.Fprintf(w, "| metric | %s | %s | ratio, first/second (range over runs) | target |\n", firstColumn, secondColumn)
 	fmt.Fprintln(w, "|---|--:|--:|--:|---|")
 	for _, m := range rows {
 		var a, b, ratios []float64
-		for i := 0; i < max(len(java), len(golang)); i++ {
+		for i := 0; i < max(len(first), len(second)); i++ {
 			var va, vb float64
 			var oka, okb bool
-			if i < len(java) {
-				if va, oka = m.value(java[i]); oka {
+			if i < len(first) {
+				if va, oka = m.value(first[i]); oka {
 					a = append(a, va)
 				}
 			}
-			if i < len(golang) {
-				if vb, okb = m.value(golang[i]); okb {
+			if i < len(second) {
+				if vb, okb = m.value(second[i]); okb {
 					b = append(b, vb)
 				}
 			}
