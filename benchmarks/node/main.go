@@ -110,7 +110,7 @@ func main() {
 	}
 	drivers := map[string]driverKind{
 		"dra4j":     dra4j("dra4j", "dra4j", *jvmFlags),
-		"dra4j-alt": dra4j("dra4j-alt", "dra4j, alt flags", *altJVMFlags),
+		"dra4j-alt": dra4j("dra4j-alt", "dra4j, --alt-jvm-flags", *altJVMFlags),
 		"go": {
 			label:  "Go",
 			column: "Go helper",

@@ -96,7 +96,7 @@ func median(v []float64) float64 {
 // printTable writes the side-by-side table in Markdown: per metric the median over runs of each
 // driver, and the median and range over runs of the per-run ratio first / second (dra4j / Go).
 func printTable(w io.Writer, rows []metric, firstColumn, secondColumn string, first, second []figures) {
-	fmt.Fprintf(w, "| metric | %s | %s | ratio, first/second (range over runs) | target |\n", firstColumn, secondColumn)
+	fmt.Fprintf(w, "| metric | %s | %s | ratio %s / %s (range over runs) | target |\n", firstColumn, secondColumn, firstColumn, secondColumn)
 	fmt.Fprintln(w, "|---|--:|--:|--:|---|")
 	for _, m := range rows {
 		var a, b, ratios []float64
