@@ -63,8 +63,11 @@ func metrics(callers int, publish []int) []metric {
 			metric{label: fmt.Sprintf("publish %d devices: slice writes", d), key: "publish writes" + k},
 			metric{label: fmt.Sprintf("publish %d devices: start → all in the API server", d), key: "publish time" + k, unit: "ms"},
 			metric{label: fmt.Sprintf("publish %d devices: time per device beyond start (8 devices)", d), unit: "µs", target: "≤ 1.0", derive: func(f figures) (float64, bool) {
+				// Undefined when the big publish beat the 8-device start of the same run (noise: both
+				// are dominated by the process start at 1,000 devices); a negative cost means nothing.
 				t, ok := f["publish time"+k]
-				return (t - f["first slice/serialized"]) * 1000 / float64(d), ok
+				beyond := t - f["first slice/serialized"]
+				return beyond * 1000 / float64(d), ok && beyond > 0
 			}},
 			metric{label: fmt.Sprintf("publish %d devices: driver CPU until published", d), key: "publish cpu" + k, unit: "ms"},
 		)
