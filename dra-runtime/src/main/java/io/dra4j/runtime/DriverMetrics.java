@@ -19,7 +19,9 @@ import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.exporter.httpserver.MetricsHandler;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
+import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -183,10 +185,12 @@ public final class DriverMetrics {
             .withoutExemplars()
             .register(registry);
     registerStateSeries();
-    JvmMetrics.builder().register(registry);
+    registry.register(new JvmSeries());
   }
 
-  /** Metrics with every series at 0, JVM metrics included, on a registry of their own. */
+  /**
+   * Metrics with every series at 0 (the JVM's from the first scrape), on a registry of their own.
+   */
   public static DriverMetrics create() {
     return new DriverMetrics();
   }
@@ -548,5 +552,24 @@ public final class DriverMetrics {
 
     /** Before a driver is bound. */
     Source NONE = new Source() {};
+  }
+
+  /**
+   * The JVM's own series ({@code jvm_*}, {@code process_*}), made on the first scrape. They come
+   * from the JVM's management beans, whose first use took about 200 ms of a cold start (the JMX
+   * server and its beans, interpreted): a pod waiting on a restarted driver would wait for them. A
+   * scrape can wait; a driver nobody scrapes never pays.
+   */
+  private static final class JvmSeries implements MultiCollector {
+    private PrometheusRegistry jvm;
+
+    @Override
+    public synchronized MetricSnapshots collect() {
+      if (jvm == null) {
+        jvm = new PrometheusRegistry();
+        JvmMetrics.builder().register(jvm);
+      }
+      return jvm.scrape();
+    }
   }
 }
