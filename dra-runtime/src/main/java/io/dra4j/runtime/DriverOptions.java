@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -23,14 +24,9 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
 import org.slf4j.event.Level;
-import picocli.CommandLine;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Model.OptionSpec;
-import picocli.CommandLine.ParseResult;
 
 /**
- * The command line of a driver: what {@link DriverMain} parses (with picocli) and turns into a
- * {@link DraDriver}.
+ * The command line of a driver: what {@link DriverMain} parses and turns into a {@link DraDriver}.
  *
  * <p>Flags take {@code --name value} or {@code --name=value}; {@link #usage} lists each with its
  * default and, where it has one, its environment variable (the flags deployments set per pod:
@@ -112,6 +108,11 @@ public record DriverOptions(
   private static Flag flag(String name, String label, String defaultValue, String help) {
     return new Flag(name, label, "", defaultValue, "", help);
   }
+
+  private static final int USAGE_WIDTH = 100;
+
+  /** What a switch takes as its value without {@code =}: {@code --device-metadata false}. */
+  private static final List<String> SWITCH_VALUES = List.of("true", "false");
 
   /** Every flag, in the order of --help; the defaults are their owners' constants. */
   private static final List<Flag> FLAGS =
@@ -229,8 +230,29 @@ public record DriverOptions(
    * @param defaults a launcher's own defaults, as for {@link #parse}
    */
   public static String usage(Map<String, String> defaults) {
-    CommandLine cli = commandLine(defaults);
-    return cli.getUsageMessage(CommandLine.Help.Ansi.OFF).stripTrailing();
+    List<HelpText.Row> rows = new ArrayList<>();
+    rows.add(HelpText.HELP);
+    for (Flag f : FLAGS) {
+      String shown = defaults.getOrDefault(f.name(), f.defaultValue());
+      String name = "    --" + f.name() + (f.isSwitch() ? "[=true|false]" : "=" + f.label());
+      rows.add(
+          new HelpText.Row(
+              name,
+              f.help(),
+              "default: "
+                  + (shown.isEmpty() ? f.absent() : shown)
+                  + (f.env().isEmpty() ? "" : "; environment variable " + f.env())));
+    }
+    return new HelpText(USAGE_WIDTH)
+        .line("Usage: run [OPTIONS]")
+        .line("The DRA driver, as its DaemonSet runs it.")
+        .rows(rows, 2, HelpText.column(rows, 2, 24))
+        .line("")
+        .line(
+            "Any other --KEY VALUE is a provider setting. Exit status: 143 after SIGTERM (a"
+                + " graceful stop), 1 when the driver failed or stopped on its own, 2 for a usage"
+                + " or configuration error.")
+        .toString();
   }
 
   /**
@@ -248,24 +270,42 @@ public record DriverOptions(
         throw new IllegalArgumentException("default for unknown flag --" + name);
       }
     }
-    CommandLine cli = commandLine(defaults);
-    ParseResult parsed;
-    try {
-      parsed = cli.parseArgs(args.toArray(String[]::new));
-    } catch (CommandLine.MissingParameterException e) {
-      // A missing value must not swallow the next flag (a typo'd switch would hide it).
-      throw new IllegalArgumentException(
-          "flag " + ((OptionSpec) e.getMissing().get(0)).longestName() + " needs a value", e);
-    } catch (CommandLine.ParameterException e) {
-      throw new IllegalArgumentException(e.getMessage(), e);
-    }
-    if (parsed.isUsageHelpRequested()) {
-      throw new HelpRequested(cli.getUsageMessage(CommandLine.Help.Ansi.OFF).stripTrailing());
+    Map<String, List<String>> matched = new LinkedHashMap<>();
+    List<String> unmatched = new ArrayList<>();
+    for (int i = 0; i < args.size(); i++) {
+      String arg = args.get(i);
+      if (HelpText.isHelp(arg)) {
+        throw new HelpRequested(usage(defaults));
+      }
+      int eq = arg.indexOf('=');
+      Optional<Flag> flag =
+          arg.startsWith("--")
+              ? find(arg.substring(2, eq > 0 ? eq : arg.length()))
+              : Optional.empty();
+      if (flag.isEmpty()) {
+        // A provider setting, or a mistake providerSettings names.
+        unmatched.add(arg);
+        continue;
+      }
+      Flag f = flag.get();
+      String value;
+      if (eq > 0) {
+        value = arg.substring(eq + 1);
+      } else if (f.isSwitch()) {
+        boolean given = i + 1 < args.size() && SWITCH_VALUES.contains(args.get(i + 1));
+        value = given ? args.get(++i) : "true";
+      } else if (i + 1 < args.size() && !args.get(i + 1).startsWith("--")) {
+        value = args.get(++i);
+      } else {
+        // A missing value must not swallow the next flag (a typo'd switch would hide it).
+        throw new IllegalArgumentException("flag --" + f.name() + " needs a value");
+      }
+      matched.computeIfAbsent(f.name(), k -> new ArrayList<>()).add(value);
     }
     Map<String, String> given = new TreeMap<>();
-    Map<String, String> providerConfig = providerSettings(parsed.unmatched());
+    Map<String, String> providerConfig = providerSettings(unmatched);
     for (Flag f : FLAGS) {
-      List<String> values = parsed.matchedOptionValue(f.name(), List.of());
+      List<String> values = matched.getOrDefault(f.name(), List.of());
       if (f.name().equals("config")) {
         for (String kv : values) {
           int eq = kv.indexOf('=');
@@ -458,47 +498,6 @@ public record DriverOptions(
             + text
             + "\" must be an IP address such as 127.0.0.1, ::1 or the pod's IP (a host name is not"
             + " resolved)");
-  }
-
-  /** The picocli model of {@code run}: one option per flag, each value kept as given. */
-  private static CommandLine commandLine(Map<String, String> defaults) {
-    CommandSpec spec = CommandSpec.create().name("run");
-    spec.usageMessage()
-        .description("The DRA driver, as its DaemonSet runs it.")
-        .abbreviateSynopsis(true)
-        .sortOptions(false)
-        .width(100)
-        .footer(
-            "",
-            "Any other --KEY VALUE is a provider setting. Exit status: 143 after SIGTERM (a"
-                + " graceful stop), 1 when the driver failed or stopped on its own, 2 for a usage"
-                + " or configuration error.");
-    spec.addOption(
-        OptionSpec.builder("-h", "--help").usageHelp(true).description("print this help").build());
-    for (Flag f : FLAGS) {
-      String shown = defaults.getOrDefault(f.name(), f.defaultValue());
-      String line =
-          "default: "
-              + (shown.isEmpty() ? f.absent() : shown)
-              + (f.env().isEmpty() ? "" : "; environment variable " + f.env());
-      OptionSpec.Builder option =
-          OptionSpec.builder("--" + f.name())
-              .type(List.class)
-              .auxiliaryTypes(String.class)
-              .description(f.help(), line);
-      if (f.isSwitch()) {
-        option.arity("0..1").fallbackValue("true").paramLabel("true|false");
-      } else {
-        option.arity("1").paramLabel(f.label());
-      }
-      spec.addOption(option.build());
-    }
-    CommandLine cli = new CommandLine(spec);
-    cli.setUnmatchedArgumentsAllowed(true);
-    cli.setUnmatchedOptionsArePositionalParams(false);
-    cli.setUnmatchedOptionsAllowedAsOptionParameters(false);
-    cli.setExpandAtFiles(false);
-    return cli;
   }
 
   private static Optional<Flag> find(String name) {

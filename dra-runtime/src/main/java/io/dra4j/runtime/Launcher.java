@@ -4,18 +4,12 @@ import io.dra4j.runtime.extendedresource.DeviceClassGenerator;
 import io.dra4j.runtime.internal.doctor.Doctor;
 import io.dra4j.runtime.logging.LineLogging;
 import java.io.PrintStream;
-import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import picocli.CommandLine;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Model.PositionalParamSpec;
-import picocli.CommandLine.ParseResult;
 
 /**
  * A driver's command line, {@code java -jar <driver>.jar COMMAND [flags]}: the commands every
@@ -118,57 +112,45 @@ public final class Launcher {
   public int run(List<String> args, Map<String, String> env, PrintStream out, PrintStream err) {
     // Before anything asks SLF4J for a logger (many classes do when they load).
     LineLogging.install(levelFrom(env));
-    CommandLine cli = commandLine(out, err);
-    ParseResult parsed;
-    try {
-      parsed = cli.parseArgs(args.toArray(String[]::new));
-    } catch (CommandLine.ParameterException e) {
-      err.println("error: " + e.getMessage());
-      err.println(cli.getUsageMessage(CommandLine.Help.Ansi.OFF).stripTrailing());
+    if (args.isEmpty()) {
+      err.println(usage());
       return EXIT_USAGE;
     }
-    if (parsed.isUsageHelpRequested()) {
-      out.println(cli.getUsageMessage(CommandLine.Help.Ansi.OFF).stripTrailing());
+    String first = args.get(0);
+    if (HelpText.isHelp(first)) {
+      out.println(usage());
       return 0;
     }
-    if (!parsed.hasSubcommand()) {
-      err.println(cli.getUsageMessage(CommandLine.Help.Ansi.OFF).stripTrailing());
+    Entry command = commands.get(first);
+    if (command == null) {
+      err.println(
+          "error: "
+              + (first.startsWith("-") ? "unknown flag \"" : "unknown command \"")
+              + first
+              + "\": the first word names a command ("
+              + String.join(", ", commands.keySet())
+              + ")");
+      err.println(usage());
       return EXIT_USAGE;
     }
-    ParseResult sub = parsed.subcommand();
-    List<String> rest = sub.matchedPositionalValue(0, new ArrayList<String>());
-    return commands.get(sub.commandSpec().name()).command().run(rest, defaults, env, out, err);
+    // The command parses its own flags (and its --help): hand it everything after its name.
+    return command.command().run(args.subList(1, args.size()), defaults, env, out, err);
   }
 
-  private CommandLine commandLine(PrintStream out, PrintStream err) {
-    CommandSpec top = CommandSpec.create().name(name);
-    top.usageMessage()
-        .synopsisSubcommandLabel("COMMAND")
-        .footer("", "Each command's flags: " + name + " COMMAND --help");
-    top.addOption(
-        CommandLine.Model.OptionSpec.builder("-h", "--help")
-            .usageHelp(true)
-            .description("print this help")
-            .build());
-    CommandLine cli = new CommandLine(top);
-    for (Map.Entry<String, Entry> c : commands.entrySet()) {
-      // The command parses its own flags (and its --help): hand it everything after its name.
-      CommandSpec spec = CommandSpec.create().name(c.getKey());
-      spec.usageMessage().description(c.getValue().description());
-      spec.addPositional(
-          PositionalParamSpec.builder()
-              .arity("0..*")
-              .type(List.class)
-              .auxiliaryTypes(String.class)
-              .hidden(true)
-              .build());
-      spec.parser().unmatchedOptionsArePositionalParams(true);
-      cli.addSubcommand(c.getKey(), spec);
-    }
-    cli.setExpandAtFiles(false);
-    cli.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
-    cli.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
-    return cli;
+  private String usage() {
+    List<HelpText.Row> rows = new ArrayList<>();
+    commands.forEach((name, entry) -> rows.add(new HelpText.Row(name, entry.description())));
+    List<HelpText.Row> all = new ArrayList<>(rows);
+    all.add(HelpText.HELP);
+    int column = HelpText.column(all, 2, 24);
+    return new HelpText(80)
+        .line("Usage: " + name + " [-h] COMMAND")
+        .rows(List.of(HelpText.HELP), 2, column)
+        .line("Commands:")
+        .rows(rows, 2, column)
+        .line("")
+        .line("Each command's flags: " + name + " COMMAND --help")
+        .toString();
   }
 
   /** {@code LOG_LEVEL}, when it names a level; a bad one is reported by the command's parser. */

@@ -382,4 +382,44 @@ class DriverOptionsTest {
     assertThatThrownBy(() -> parse(List.of("--node-name=n", "--log-level=loud"), DRIVER))
         .hasMessageContaining("flag --log-level: log level \"loud\" must be one of");
   }
+
+  @Test
+  void aSwitchTakesTrueOrFalseAfterItOrNothing() {
+    assertThat(
+            parse(List.of("--node-name=n", "--device-metadata", "false"), DRIVER).deviceMetadata())
+        .isFalse();
+    DriverOptions o =
+        parse(List.of("--node-name=n", "--device-metadata", "--devices", "4"), DRIVER);
+    assertThat(o.deviceMetadata()).isTrue();
+    assertThat(o.providerConfig()).containsExactly(Map.entry("devices", "4"));
+    assertThatThrownBy(() -> parse(List.of("--node-name=n", "--no-warm-up=yes"), DRIVER))
+        .hasMessage("flag --no-warm-up=yes: a switch is true or false");
+  }
+
+  @Test
+  void aFlagWithoutItsValueIsNamedAndSwallowsNothing() {
+    assertThatThrownBy(() -> parse(List.of("--node-name"), DRIVER))
+        .hasMessage("flag --node-name needs a value");
+    assertThatThrownBy(() -> parse(List.of("--node-name", "--health-port", "9"), DRIVER))
+        .hasMessage("flag --node-name needs a value");
+    // A value may start with one dash.
+    assertThat(parse(List.of("--node-name", "n", "--health-port", "-1"), DRIVER).healthPort())
+        .isEqualTo(-1);
+    assertThatThrownBy(() -> parse(List.of("--node-name", "n", "stray"), DRIVER))
+        .hasMessage("unexpected argument \"stray\": flags have the form --NAME VALUE");
+  }
+
+  @Test
+  void theHelpWrapsWithinItsWidthUnderItsColumn() {
+    String usage = DriverOptions.usage(Map.of());
+    assertThat(usage.lines()).allMatch(line -> line.length() <= 100);
+    assertThat(usage)
+        .startsWith("Usage: run [OPTIONS]\nThe DRA driver, as its DaemonSet runs it.\n")
+        .contains("\n  -h, --help               print this help\n")
+        .contains("\n      --driver-name=NAME   DRA driver name\n")
+        // A name longer than the column puts its description on the next line.
+        .contains(
+            "\n      --extended-resource-conflict=wait|warn|fail\n                           what")
+        .contains("\n      --device-metadata[=true|false]\n");
+  }
 }
