@@ -26,6 +26,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -85,7 +87,7 @@ public final class HttpKubeClient implements KubeClient {
   private static final String JSON = "application/json";
 
   private final KubeConfig config;
-  private final HttpClient http;
+  private final CompletableFuture<HttpClient> http;
   private final ObjectMapper json = KubeJson.mapper();
   private final TokenBucket limiter;
   private final RequestObserver observer;
@@ -111,7 +113,18 @@ public final class HttpKubeClient implements KubeClient {
                     ? HttpClient.Version.HTTP_2
                     : HttpClient.Version.HTTP_1_1);
     config.sslContext().ifPresent(hb::sslContext);
-    this.http = hb.build();
+    // Building the JDK's client took about 200 ms of a cold start (its TLS machinery, made even
+    // for plain http, and its selector thread). Built on a thread of its own, that overlaps with
+    // what the driver does before it registers (recovery, discovery, the sockets); the first
+    // request waits for it.
+    this.http =
+        CompletableFuture.supplyAsync(
+            hb::build,
+            task -> {
+              Thread t = new Thread(task, "kube-client-start");
+              t.setDaemon(true);
+              t.start();
+            });
     this.limiter = new TokenBucket(b.qps, b.burst);
     this.observer = b.observer;
     this.callTimeout = b.callTimeout;
@@ -406,7 +419,7 @@ public final class HttpKubeClient implements KubeClient {
         HttpResponse<B> response;
         long sent = System.nanoTime();
         try {
-          response = http.send(rb.build(), bodyHandler);
+          response = http().send(rb.build(), bodyHandler);
         } catch (IOException e) {
           observer.attempted(verb.label, resource, 0, System.nanoTime() - sent);
           throw e;
@@ -490,6 +503,15 @@ public final class HttpKubeClient implements KubeClient {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new KubeException(0, "Interrupted", what + ": interrupted", e);
+    }
+  }
+
+  private HttpClient http() {
+    try {
+      return http.join();
+    } catch (CompletionException e) {
+      // The JDK's own failure to build it (no selector): as the constructor would have thrown it.
+      throw e.getCause() instanceof RuntimeException r ? r : e;
     }
   }
 
