@@ -231,6 +231,7 @@ public final class DraDriver implements AutoCloseable {
   private void startSteps() throws IOException, InterruptedException {
     Settings s = settings;
     long t0 = System.nanoTime();
+    Warmup.primeCodecsInBackground();
     AtomicFiles.createPrivateDirectory(s.pluginDirectory);
     context =
         ProviderContext.builder(s.driverName, s.nodeName)

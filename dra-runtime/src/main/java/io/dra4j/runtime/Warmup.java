@@ -1,5 +1,6 @@
 package io.dra4j.runtime;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.dra4j.api.cdi.ContainerEdits;
 import io.dra4j.api.claim.AllocatedDevice;
 import io.dra4j.api.claim.ClaimAllocation;
@@ -41,6 +42,7 @@ import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollIoHandler;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -57,6 +59,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
+import org.slf4j.LoggerFactory;
 
 /**
  * Warms the JVM on the whole prepare/unprepare path before the kubelet can call, while an older
@@ -232,6 +235,63 @@ final class Warmup {
     } catch (IOException e) {
       // Not ours to worry about: the scratch directory of this run still works.
     }
+  }
+
+  /**
+   * A claim as the scheduler leaves it for this node, in the API server's JSON: the shapes a
+   * prepare decodes (the claim GET) and encodes (the status apply).
+   */
+  private static final String ALLOCATED_CLAIM =
+      """
+      {"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":"warm-up",\
+      "namespace":"dra4j-warm-up","uid":"00000000-0000-0000-0000-000000000000",\
+      "resourceVersion":"1","generation":1,"creationTimestamp":"2026-01-01T00:00:00Z",\
+      "managedFields":[{"manager":"kube-scheduler","operation":"Apply",\
+      "apiVersion":"resource.k8s.io/v1","time":"2026-01-01T00:00:00Z","fieldsType":"FieldsV1",\
+      "fieldsV1":{"f:status":{"f:allocation":{}}}}]},"spec":{"devices":{"requests":[{\
+      "name":"r","exactly":{"deviceClassName":"c","allocationMode":"ExactCount","count":1,\
+      "selectors":[{"cel":{"expression":"true"}}]}}],"config":[{"requests":["r"],\
+      "opaque":{"driver":"warm-up.dra4j.io","parameters":{}}}]}},"status":{"allocation":{\
+      "devices":{"results":[{"request":"r","driver":"warm-up.dra4j.io","pool":"p",\
+      "device":"d"}],"config":[{"source":"FromClaim","requests":["r"],\
+      "opaque":{"driver":"warm-up.dra4j.io","parameters":{}}}]},"nodeSelector":{\
+      "nodeSelectorTerms":[{"matchFields":[{"key":"metadata.name","operator":"In",\
+      "values":["n"]}]}]}},"reservedFor":[{"resource":"pods","name":"p",\
+      "uid":"00000000-0000-0000-0000-000000000001"}]}}
+      """;
+
+  /**
+   * Builds the JSON codecs of a claim on a thread of its own, for a driver that registers at once
+   * (a crash restart, a fresh node), where the kubelet's first prepare may follow the registration
+   * at once. Jackson builds a type's codec on its first use: on a cold JVM about 120-160 ms to
+   * decode a claim and 100-120 ms to encode one, which that prepare would otherwise pay. Here it
+   * overlaps with the driver's own start (recovery, discovery, the sockets). Pure computation on a
+   * synthetic claim: nothing reaches the host or the API server.
+   */
+  static void primeCodecsInBackground() {
+    Thread t =
+        new Thread(
+            () -> {
+              try {
+                primeCodecs();
+              } catch (IOException | RuntimeException e) {
+                // An optimisation only: the first prepare builds them instead.
+                LoggerFactory.getLogger(Warmup.class)
+                    .debug("codec warm-up skipped: {}", e.toString());
+              }
+            },
+            "dra4j-codec-warm-up");
+    t.setDaemon(true);
+    t.start();
+  }
+
+  /** Decodes the synthetic claim and encodes it again, as a status apply does; returns it. */
+  static ResourceClaim primeCodecs() throws IOException {
+    ObjectMapper json = KubeJson.mapper();
+    ResourceClaim claim =
+        json.readValue(ALLOCATED_CLAIM.getBytes(StandardCharsets.UTF_8), ResourceClaim.class);
+    json.writeValueAsBytes(json.valueToTree(claim));
+    return claim;
   }
 
   private static ResourceClaim syntheticClaim(String driver, String name, String uid) {

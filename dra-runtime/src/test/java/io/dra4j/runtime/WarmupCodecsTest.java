@@ -1,0 +1,39 @@
+package io.dra4j.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.dra4j.runtime.kube.DeviceRequestAllocationResult;
+import io.dra4j.runtime.kube.ResourceClaim;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The codec warm-up's synthetic claim must be one this client reads in full: a field it drops or
+ * keeps as unknown would leave that part of the codec cold, and the warm-up logs its failures only
+ * at debug level.
+ */
+class WarmupCodecsTest {
+  @Test
+  void theSyntheticClaimDecodesIntoEveryPartAPrepareReads() throws Exception {
+    ResourceClaim claim = Warmup.primeCodecs();
+    assertThat(claim.unknownFields()).isEmpty();
+    // managedFields are kept as they came: the real GET answers with them.
+    assertThat(claim.metadata().unknownFields()).containsOnlyKeys("managedFields");
+    assertThat(claim.spec().unknownFields()).isEmpty();
+    assertThat(claim.spec().devices().requests())
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(r.unknownFields()).isEmpty();
+              assertThat(r.exactly()).isPresent();
+              assertThat(r.exactly().get().selectors()).hasSize(1);
+            });
+    assertThat(claim.spec().devices().config()).hasSize(1);
+    var allocation = claim.status().allocation().orElseThrow();
+    assertThat(allocation.nodeSelector()).isPresent();
+    assertThat(allocation.devices().config()).hasSize(1);
+    assertThat(allocation.devices().results())
+        .extracting(DeviceRequestAllocationResult::device)
+        .containsExactly("d");
+    assertThat(claim.status().reservedFor()).hasSize(1);
+  }
+}
