@@ -66,7 +66,8 @@ public final class CheckpointStore {
 
   /**
    * Opens the store in {@code <pluginDataDir>/checkpoints}, reading the current boot id from {@code
-   * bootIdFile}. Temporary files left by interrupted writes are removed.
+   * bootIdFile}. It leaves temporary files alone: in a rolling update the other process may be
+   * writing one ({@link #removeInterruptedWrites}).
    */
   public static CheckpointStore open(Path pluginDataDir, Path bootIdFile) throws IOException {
     Path dir = pluginDataDir.resolve(DIRECTORY_NAME);
@@ -74,9 +75,7 @@ public final class CheckpointStore {
     if (Files.isSymbolicLink(dir)) {
       throw new IOException(dir + " is a symbolic link; refusing to keep checkpoints through it");
     }
-    CheckpointStore store = new CheckpointStore(dir, BootId.read(bootIdFile));
-    store.removeTemporaryFiles();
-    return store;
+    return new CheckpointStore(dir, BootId.read(bootIdFile));
   }
 
   /** The directory holding the records. */
@@ -229,7 +228,12 @@ public final class CheckpointStore {
     }
   }
 
-  private void removeTemporaryFiles() throws IOException {
+  /**
+   * Removes the temporary files of writes a crash interrupted. Only where no other process writes
+   * records: under the serialization lock, in a rolling update the old instance may be writing one
+   * (the new one's start once removed it mid-write, and the old one's prepare failed).
+   */
+  public void removeInterruptedWrites() throws IOException {
     List<Path> temps = new ArrayList<>();
     try (DirectoryStream<Path> ds = Files.newDirectoryStream(directory, "." + "*" + TEMP_SUFFIX)) {
       ds.forEach(temps::add);

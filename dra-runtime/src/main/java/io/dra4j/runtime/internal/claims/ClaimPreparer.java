@@ -208,6 +208,7 @@ public final class ClaimPreparer implements NodeService {
   }
 
   private RecoveryReport recoverLocked() throws IOException {
+    store.removeInterruptedWrites();
     CheckpointListing listing = store.list();
     List<String> kept = new ArrayList<>();
     List<String> rolled = new ArrayList<>();

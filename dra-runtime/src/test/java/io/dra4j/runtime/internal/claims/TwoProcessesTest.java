@@ -169,6 +169,21 @@ class TwoProcessesTest {
   }
 
   @Test
+  void aStartingProcessLeavesTheOthersWriteInProgressAlone() throws Exception {
+    ClaimPreparer oldOne = preparer(false, Optional.of("old-pod"));
+    oldOne.recover();
+    // The old process is writing a record: its temporary file exists (and it holds the lock).
+    Path inProgress =
+        Files.writeString(
+            tmp.resolve("plugin/checkpoints/.00000000-0000-4000-8000-0000000000aa.json.tmp"), "{");
+    ClaimPreparer newOne = preparer(false, Optional.of("new-pod"));
+    assertThat(inProgress).exists();
+    // Its recovery waits for the lock; with nobody holding it, the file is a crash's leftover.
+    newOne.recover();
+    assertThat(inProgress).doesNotExist();
+  }
+
+  @Test
   void unknownClaimNotFoundIsPerClaim() throws Exception {
     ClaimPreparer p = preparer(false, Optional.empty());
     p.recover();
