@@ -1,5 +1,6 @@
 package io.dra4j.runtime.files;
 
+import io.dra4j.runtime.internal.Failures;
 import java.io.File;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -326,10 +327,12 @@ public final class AtomicFiles {
    * some errors, and never names the target of an atomic write.
    */
   private static IOException failed(String what, Path target, IOException e) {
+    // Without the system's reason (a file that vanished, one that is there already), the file the
+    // step failed on and what happened to it, in words.
     String reason =
         e instanceof FileSystemException f && f.getReason() != null
             ? f.getReason()
-            : e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+            : Failures.describe(e);
     return new IOException("cannot " + what + " " + target + ": " + reason, e);
   }
 

@@ -157,4 +157,18 @@ class AtomicFilesTest {
     Path file = Files.writeString(tmp.resolve("f"), "x");
     assertThatThrownBy(() -> AtomicFiles.createDirectories(file)).isInstanceOf(IOException.class);
   }
+
+  @Test
+  void aFailedStepWithoutTheSystemsReasonSaysWhatHappenedToWhichFile() {
+    Path target = tmp.resolve("gone/record.json");
+    Path temp = tmp.resolve("gone/.record.json.tmp");
+    assertThatThrownBy(
+            () ->
+                AtomicFiles.write(
+                    target,
+                    temp,
+                    new byte[] {1},
+                    java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")))
+        .hasMessage("cannot write " + target + ": " + temp + ": no such file or directory");
+  }
 }
