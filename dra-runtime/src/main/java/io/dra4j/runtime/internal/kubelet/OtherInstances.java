@@ -1,14 +1,13 @@
 package io.dra4j.runtime.internal.kubelet;
 
 import java.io.IOException;
-import java.net.StandardProtocolFamily;
-import java.net.UnixDomainSocketAddress;
-import java.nio.channels.SocketChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Whether another instance of a driver is registered with the kubelet and answering: in a rolling
@@ -22,6 +21,8 @@ import java.util.Optional;
  * what "answering" means here. A socket file left behind by a killed process refuses the connect.
  */
 public final class OtherInstances {
+  private static final Logger LOG = LoggerFactory.getLogger(OtherInstances.class);
+
   private OtherInstances() {}
 
   /**
@@ -45,6 +46,7 @@ public final class OtherInstances {
       }
     } catch (IOException e) {
       // An unreadable directory: nothing known to answer.
+      LOG.info("cannot list {}: {}", dir, e.toString());
     }
     return Optional.empty();
   }
@@ -59,9 +61,11 @@ public final class OtherInstances {
   }
 
   private static boolean accepts(Path socket) {
-    try (SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX)) {
-      return ch.connect(UnixDomainSocketAddress.of(socket));
+    try {
+      UnixSockets.connect(socket);
+      return true;
     } catch (IOException | RuntimeException e) {
+      LOG.info("{} does not answer: {}", socket, e.toString());
       return false;
     }
   }

@@ -100,10 +100,45 @@ final class UnixSockets {
     }
   }
 
-  /** True when a process accepts connections on {@code socket}. */
-  static boolean isListening(Path socket) throws IOException {
+  /**
+   * The longest path the JDK's Unix socket channel connects to: one byte short of what dra4j (with
+   * Netty) binds, {@link SocketNames#MAX_SOCKET_PATH_BYTES}.
+   */
+  static final int JDK_MAX_PATH_BYTES = SocketNames.MAX_SOCKET_PATH_BYTES - 1;
+
+  /**
+   * Connects to {@code socket} and closes the connection again. A path the JDK refuses (107 bytes:
+   * a long directory, driver name and pod UID) is reached through a short link in the temporary
+   * directory, removed again; without it a driver could neither tell a stale socket of its own from
+   * a live one nor see the old instance of a rolling update.
+   *
+   * @throws IOException as the connect failed (refused: a file without a listener)
+   */
+  static void connect(Path socket) throws IOException {
+    if (SocketNames.pathBytes(socket) <= JDK_MAX_PATH_BYTES) {
+      connectAndClose(socket);
+      return;
+    }
+    Path dir = Files.createTempDirectory("dra4j-probe-");
+    Path link = dir.resolve("s");
+    try {
+      connectAndClose(Files.createSymbolicLink(link, socket));
+    } finally {
+      Files.deleteIfExists(link);
+      Files.deleteIfExists(dir);
+    }
+  }
+
+  private static void connectAndClose(Path socket) throws IOException {
     try (SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX)) {
       channel.connect(UnixDomainSocketAddress.of(socket));
+    }
+  }
+
+  /** True when a process accepts connections on {@code socket}. */
+  static boolean isListening(Path socket) throws IOException {
+    try {
+      connect(socket);
       return true;
     } catch (ConnectException e) {
       return false; // ECONNREFUSED: a leftover file without a listener

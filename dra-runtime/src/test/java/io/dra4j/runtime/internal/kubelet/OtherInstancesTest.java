@@ -31,6 +31,27 @@ class OtherInstancesTest {
   }
 
   @Test
+  void aSocketAtTheLongestPathDra4jBindsAnswersToo() throws Exception {
+    // The JDK connects to at most 106 bytes, dra4j binds 107 (the old instance's socket in a
+    // rolling update). The JDK cannot bind one that long either: the entry is a link to a
+    // listening socket, which the probe follows as it would the socket itself.
+    String name = SocketNames.rollingUpdateRegistrarSocketFile(dir, DRIVER, "old-pod-uid");
+    int padding =
+        SocketNames.MAX_SOCKET_PATH_BYTES - SocketNames.pathBytes(dir.resolve("x/" + name)) + 1;
+    Path registrar = Files.createDirectory(dir.resolve("p".repeat(padding)));
+    Path entry = registrar.resolve(name);
+    assertThat(SocketNames.pathBytes(entry)).isEqualTo(SocketNames.MAX_SOCKET_PATH_BYTES);
+    try (ServerSocketChannel old = listen("old.sock")) {
+      Files.createSymbolicLink(entry, dir.resolve("old.sock"));
+      assertThat(OtherInstances.answering(registrar, DRIVER)).contains(entry);
+    }
+    try (var left = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
+      assertThat(left.map(p -> p.getFileName().toString()))
+          .noneMatch(n -> n.startsWith("dra4j-probe-"));
+    }
+  }
+
+  @Test
   void theSocketOfAKilledProcessDoesNotAnswer() throws Exception {
     // Closing the channel leaves the file, as a SIGKILL does.
     listen(DRIVER + "-reg.sock").close();
