@@ -1,5 +1,6 @@
 package io.dra4j.runtime.internal.kubelet;
 
+import io.dra4j.runtime.internal.Failures;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -46,7 +47,7 @@ public final class OtherInstances {
       }
     } catch (IOException e) {
       // An unreadable directory: nothing known to answer.
-      LOG.info("cannot list {}: {}", dir, e.toString());
+      LOG.info("cannot list {}: {}", dir, Failures.describe(e));
     }
     return Optional.empty();
   }
@@ -65,7 +66,7 @@ public final class OtherInstances {
       UnixSockets.connect(socket);
       return true;
     } catch (IOException | RuntimeException e) {
-      LOG.info("{} does not answer: {}", socket, e.toString());
+      LOG.info("{} does not answer ({}): not another instance", socket, Failures.describe(e));
       return false;
     }
   }
