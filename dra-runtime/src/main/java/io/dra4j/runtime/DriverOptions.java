@@ -16,7 +16,7 @@ import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -111,7 +111,7 @@ public record DriverOptions(
 
   private static final int USAGE_WIDTH = 100;
 
-  /** What a switch takes as its value without {@code =}: {@code --device-metadata false}. */
+  /** A switch's values, also without {@code =}: {@code --device-metadata false}. */
   private static final List<String> SWITCH_VALUES = List.of("true", "false");
 
   /** Every flag, in the order of --help; the defaults are their owners' constants. */
@@ -270,7 +270,7 @@ public record DriverOptions(
         throw new IllegalArgumentException("default for unknown flag --" + name);
       }
     }
-    Map<String, List<String>> matched = new LinkedHashMap<>();
+    Map<String, List<String>> matched = new HashMap<>();
     List<String> unmatched = new ArrayList<>();
     for (int i = 0; i < args.size(); i++) {
       String arg = args.get(i);
@@ -531,7 +531,7 @@ public record DriverOptions(
 
   private static boolean on(Values v, String name) {
     String value = v.required(name);
-    if (!value.equals("true") && !value.equals("false")) {
+    if (!SWITCH_VALUES.contains(value)) {
       throw new IllegalArgumentException(
           "flag --" + name + "=" + value + ": a switch is true or false");
     }
