@@ -24,6 +24,46 @@ type bench struct {
 	longPairs  int
 	publish    []int
 	rollingFor time.Duration
+	trace      *traceFile
+}
+
+// traceFile takes every measured call of the pairs phases (--trace), one CSV line each, to see
+// when in a phase the slow calls fall (the JIT's warm-up, a GC, a neighbour's burst).
+type traceFile struct {
+	mu sync.Mutex
+	f  *os.File
+}
+
+func openTrace(path string) (*traceFile, error) {
+	if path == "" {
+		return nil, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	_, err = fmt.Fprintln(f, "driver,run,phase,caller,index,start_unix_us,start_ms,prepare_ms,unprepare_ms")
+	return &traceFile{f: f}, err
+}
+
+func (t *traceFile) write(driver string, run int, phase string, began time.Time, calls []call) {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	sort.Slice(calls, func(i, j int) bool { return calls[i].start < calls[j].start })
+	for _, c := range calls {
+		fmt.Fprintf(t.f, "%s,%d,%s,%d,%d,%d,%.3f,%.3f,%.3f\n", driver, run+1, phase, c.caller, c.index,
+			began.Add(c.start).UnixMicro(), ms(c.start), c.prepare, c.unprepare)
+	}
+}
+
+func (t *traceFile) close() error {
+	if t == nil {
+		return nil
+	}
+	return t.f.Close()
 }
 
 // figures are one driver's results of one run, keyed by metric name (see metrics in report.go).
@@ -170,6 +210,7 @@ func (b *bench) pairsScenario(ctx context.Context, k driverKind, run int, serial
 		f["pairs/s/"+key] = float64(len(c.claims)) / r.wall.Seconds()
 		f["cpu per pair/"+key] = ms(u1.cpu-u0.cpu) / float64(len(c.claims))
 		f["api per prepare/"+key] = sum(d, nil) / float64(len(c.claims))
+		b.trace.write(k.label, run, key, r.began, r.calls)
 		log.Printf("  %s %s: prepare median %.2f ms p99 %.2f ms, %.0f pairs/s, API requests %v", k.label, key,
 			r.prepare.percentile(50), r.prepare.percentile(99), f["pairs/s/"+key], d)
 	}
@@ -203,7 +244,16 @@ func cycle(claims []claimRef, n int) []claimRef {
 
 type pairsResult struct {
 	prepare, unprepare samples
+	began              time.Time
 	wall               time.Duration
+	calls              []call
+}
+
+// call is one prepare+unprepare pair as --trace writes it.
+type call struct {
+	caller, index      int
+	start              time.Duration // since the phase began
+	prepare, unprepare float64       // ms
 }
 
 // runPairs prepares and unprepares every claim once, with callers concurrent callers: caller c
@@ -214,13 +264,16 @@ func runPairs(ctx context.Context, pl *plugin, claims []claimRef, callers int) (
 	var firstErr error
 	var wg sync.WaitGroup
 	start := time.Now()
+	r.began = start
 	for c := 0; c < callers; c++ {
 		wg.Add(1)
 		go func(c int) {
 			defer wg.Done()
 			var prep, unprep samples
+			var calls []call
 			for i := c; i < len(claims); i += callers {
 				t := time.Now()
+				began := t.Sub(start)
 				if err := pl.prepare(ctx, claims[i]); err != nil {
 					mu.Lock()
 					firstErr = err
@@ -236,10 +289,12 @@ func runPairs(ctx context.Context, pl *plugin, claims []claimRef, callers int) (
 					return
 				}
 				unprep = append(unprep, ms(time.Since(t)))
+				calls = append(calls, call{caller: c, index: i, start: began, prepare: prep[len(prep)-1], unprepare: unprep[len(unprep)-1]})
 			}
 			mu.Lock()
 			r.prepare = append(r.prepare, prep...)
 			r.unprepare = append(r.unprepare, unprep...)
+			r.calls = append(r.calls, calls...)
 			mu.Unlock()
 		}(c)
 	}

@@ -41,6 +41,7 @@ func main() {
 		workDir      = flag.String("work-dir", os.TempDir(), "where each driver's registrar, plugin and CDI directories go (on disk by default: a prepare fsyncs)")
 		only         = flag.String("only", "dra4j,go", "drivers to run, comma-separated")
 		out          = flag.String("out", "", "also write every run's figures as JSON to this file")
+		tracePath    = flag.String("trace", "", "also write every call of the pairs phases to this CSV file (driver, run, phase, caller, index, start as Unix µs and ms into the phase, prepare and unprepare ms)")
 	)
 	flag.Parse()
 	log.SetFlags(log.Ltime | log.Lmicroseconds)
@@ -84,8 +85,12 @@ func main() {
 		api.stop()
 		log.Fatalf(format, args...)
 	}
+	trace, err := openTrace(*tracePath)
+	if err != nil {
+		fatalf("--trace: %v", err)
+	}
 	b := &bench{api: api, namespace: "dra4j-bench", workDir: dir, pairs: *pairs, callers: *callers,
-		longPairs: *longPairs, publish: publishSizes, rollingFor: *rolling}
+		longPairs: *longPairs, publish: publishSizes, rollingFor: *rolling, trace: trace}
 	if err := api.ensureNamespace(ctx, b.namespace); err != nil {
 		fatalf("%v", err)
 	}
@@ -156,6 +161,9 @@ func main() {
 			}
 			results[k.label] = append(results[k.label], f)
 		}
+	}
+	if err := trace.close(); err != nil {
+		fatalf("--trace: %v", err)
 	}
 	fmt.Printf("\nNode benchmark: %d runs each, interleaved; %s; %d pairs per phase, %d callers; work directory on %s\n\n",
 		*runs, api.kind, *pairs, *callers, filepath.Dir(dir))
