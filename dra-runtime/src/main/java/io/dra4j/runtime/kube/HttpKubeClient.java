@@ -9,13 +9,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.net.ConnectException;
-import java.net.URI;
+import java.net.SocketTimeoutException;
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpConnectTimeoutException;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,8 +21,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -35,7 +28,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@link KubeClient} on {@code java.net.http} and Jackson.
+ * {@link KubeClient} on HTTP/1.1 over blocking sockets ({@link Http1Transport}) and Jackson.
  *
  * <p><b>Rate limit.</b> A token bucket like client-go's, at 50 QPS with a burst of 100 by default
  * (client-go's 5/10 would make a burst of pods wait for the limiter: a driver reads every claim it
@@ -61,33 +54,21 @@ import org.slf4j.LoggerFactory;
  *       and with a fixed name it would turn success into AlreadyExists.
  * </ul>
  *
- * <p>Every attempt takes a token, repeats included: the JDK's own silent re-send of a request on a
- * broken pooled connection is turned off (system property {@value #JDK_ATTEMPTS_PROPERTY} = 1,
- * unless the JVM set it already), so the server never sees more than the rate limit allows.
+ * <p>Every attempt takes a token, repeats included, so the server never sees more than the rate
+ * limit allows. A request that met a kept-alive connection the server had closed meanwhile is sent
+ * again at once on a new connection when it is safe to repeat (this too takes a token); one that is
+ * not, a create, only ever reuses a connection that answered a moment ago ({@link Http1Transport}).
  *
  * <p>A 401 makes the client re-read a rotating token file once and retry if the token changed.
  */
 public final class HttpKubeClient implements KubeClient {
   private static final Logger LOG = LoggerFactory.getLogger(HttpKubeClient.class);
 
-  /** The JDK's bound on the attempts of one {@code HttpClient.send}, redirects and retries. */
-  static final String JDK_ATTEMPTS_PROPERTY = "jdk.httpclient.redirects.retrylimit";
-
-  static {
-    // On its own, the JDK client sends a GET a second time when its pooled connection turns out to
-    // be closed, and any request again after a refused connect. That attempt takes no token from
-    // the rate limit: a driver whose connections are reset went past its QPS (the fault soak saw
-    // it). One attempt per send; every repeat goes through send()'s loop, the limiter and the
-    // backoff. The JDK reads this once per JVM; a value set before (by the vendor) is kept.
-    if (System.getProperty(JDK_ATTEMPTS_PROPERTY) == null) {
-      System.setProperty(JDK_ATTEMPTS_PROPERTY, "1");
-    }
-  }
-
   private static final String JSON = "application/json";
+  private static final byte[] NO_BODY = new byte[0];
 
   private final KubeConfig config;
-  private final CompletableFuture<HttpClient> http;
+  private final Http1Transport http;
   private final ObjectMapper json = KubeJson.mapper();
   private final TokenBucket limiter;
   private final RequestObserver observer;
@@ -102,29 +83,7 @@ public final class HttpKubeClient implements KubeClient {
 
   private HttpKubeClient(Builder b) {
     this.config = b.config;
-    HttpClient.Builder hb =
-        HttpClient.newBuilder()
-            .connectTimeout(b.connectTimeout)
-            .followRedirects(HttpClient.Redirect.NEVER)
-            // HTTP/2 multiplexes watches over one connection (ALPN on TLS). Plain http stays on
-            // HTTP/1.1: an h2c upgrade attempt confuses simple servers and buys nothing locally.
-            .version(
-                "https".equals(config.server().getScheme())
-                    ? HttpClient.Version.HTTP_2
-                    : HttpClient.Version.HTTP_1_1);
-    config.sslContext().ifPresent(hb::sslContext);
-    // Building the JDK's client took about 200 ms of a cold start (its TLS machinery, made even
-    // for plain http, and its selector thread). Built on a thread of its own, that overlaps with
-    // what the driver does before it registers (recovery, discovery, the sockets); the first
-    // request waits for it.
-    this.http =
-        CompletableFuture.supplyAsync(
-            hb::build,
-            task -> {
-              Thread t = new Thread(task, "kube-client-start");
-              t.setDaemon(true);
-              t.start();
-            });
+    this.http = new Http1Transport(config.server(), config.sslContext(), b.connectTimeout);
     this.limiter = new TokenBucket(b.qps, b.burst);
     this.observer = b.observer;
     this.callTimeout = b.callTimeout;
@@ -215,17 +174,9 @@ public final class HttpKubeClient implements KubeClient {
     String path = type.collectionPath(namespace);
     Map<String, String> query = listQuery(options, true);
     long deadline = System.nanoTime() + callTimeout.toNanos();
-    HttpResponse<InputStream> response =
-        send(
-            Verb.WATCH,
-            type.plural(),
-            path,
-            query,
-            null,
-            null,
-            deadline,
-            HttpResponse.BodyHandlers.ofInputStream());
-    WatchImpl<T> w = new WatchImpl<>(type, path, response.body(), handler);
+    Http1Transport.Response response =
+        send(Verb.WATCH, type.plural(), path, query, null, null, deadline, true);
+    WatchImpl<T> w = new WatchImpl<>(type, path, response.stream(), handler);
     watches.add(w);
     w.start();
     return w;
@@ -321,6 +272,7 @@ public final class HttpKubeClient implements KubeClient {
     for (WatchImpl<?> w : watches) {
       w.close();
     }
+    http.close();
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -355,22 +307,13 @@ public final class HttpKubeClient implements KubeClient {
       String contentType)
       throws KubeException {
     long deadline = System.nanoTime() + callTimeout.toNanos();
-    return send(
-            verb,
-            resource,
-            path,
-            query,
-            body,
-            contentType,
-            deadline,
-            HttpResponse.BodyHandlers.ofByteArray())
-        .body();
+    return send(verb, resource, path, query, body, contentType, deadline, false).body();
   }
 
   /**
    * @param resource the metrics label of the resource ({@link RequestObserver#attempted})
    */
-  private <B> HttpResponse<B> send(
+  private Http1Transport.Response send(
       Verb verb,
       String resource,
       String path,
@@ -378,12 +321,12 @@ public final class HttpKubeClient implements KubeClient {
       byte[] body,
       String contentType,
       long deadline,
-      HttpResponse.BodyHandler<B> bodyHandler)
+      boolean stream)
       throws KubeException {
     if (closed) {
       throw new KubeException(0, "ClientClosed", verb.method + " " + path + ": client is closed");
     }
-    URI uri = uri(path, query);
+    String target = target(path, query);
     String what = verb.method + " " + path;
     Backoff backoff = new Backoff(retryBase, retryMax);
     boolean tokenRefreshed = false;
@@ -399,38 +342,40 @@ public final class HttpKubeClient implements KubeClient {
         if (waited > 0) {
           observer.rateLimited(verb.label, waited);
         }
-        long remaining = deadline - System.nanoTime();
-        if (remaining <= 0) {
+        if (deadline - System.nanoTime() <= 0) {
           throw timeout(what, null);
         }
-        HttpRequest.Builder rb =
-            HttpRequest.newBuilder(uri).header("Accept", JSON).header("User-Agent", userAgent);
-        // For a watch this bounds the wait for the response headers, not the stream.
-        rb.timeout(Duration.ofNanos(remaining));
-        config.tokens().current().ifPresent(t -> rb.header("Authorization", "Bearer " + t));
-        HttpRequest.BodyPublisher publisher =
-            body == null
-                ? HttpRequest.BodyPublishers.noBody()
-                : HttpRequest.BodyPublishers.ofByteArray(body);
-        if (contentType != null) {
-          rb.header("Content-Type", contentType);
+        List<String> headers = new ArrayList<>(8);
+        headers.add("Accept");
+        headers.add(JSON);
+        headers.add("User-Agent");
+        headers.add(userAgent);
+        Optional<String> token = config.tokens().current();
+        if (token.isPresent()) {
+          headers.add("Authorization");
+          headers.add("Bearer " + token.get());
         }
-        rb.method(verb.method, publisher);
-        HttpResponse<B> response;
+        if (contentType != null) {
+          headers.add("Content-Type");
+          headers.add(contentType);
+        }
+        Http1Transport.Request request =
+            new Http1Transport.Request(
+                verb.method, target, headers, body == null ? NO_BODY : body, verb.repeatable);
+        Http1Transport.Response response;
         long sent = System.nanoTime();
         try {
-          response = http().send(rb.build(), bodyHandler);
+          response = stream ? http.open(request, deadline) : http.exchange(request, deadline);
         } catch (IOException e) {
           observer.attempted(verb.label, resource, 0, System.nanoTime() - sent);
           throw e;
         }
-        int status = response.statusCode();
+        int status = response.status();
         observer.attempted(verb.label, resource, status, System.nanoTime() - sent);
         if (status >= 200 && status < 300) {
           return response;
         }
-        byte[] errorBody = readError(response);
-        KubeException error = error(what, status, errorBody);
+        KubeException error = error(what, status, response.body());
         if (status == 401 && !tokenRefreshed && config.tokens().refresh()) {
           tokenRefreshed = true;
           LOG.info("{}: 401 Unauthorized; retrying with the re-read token", what);
@@ -450,7 +395,7 @@ public final class HttpKubeClient implements KubeClient {
           delay = backoff.next();
         }
         pause(what, delay, deadline, error);
-      } catch (HttpConnectTimeoutException | ConnectException e) {
+      } catch (ConnectException e) {
         // Never sent: safe for every verb.
         KubeException error =
             new KubeException(
@@ -459,24 +404,22 @@ public final class HttpKubeClient implements KubeClient {
           throw error;
         }
         pause(what, backoff.next(), deadline, error);
-      } catch (HttpTimeoutException e) {
+      } catch (SocketTimeoutException e) {
         if (deadline - System.nanoTime() <= 0 || !verb.repeatable || attempt >= maxRetries) {
           throw timeout(what, e);
         }
         pause(what, backoff.next(), deadline, timeout(what, e));
-      } catch (IOException e) {
-        if (neverConnected(e)) {
-          // With one attempt per send (JDK_ATTEMPTS_PROPERTY) the JDK reports a refused connect
-          // as "Too many retries" around the ConnectException: still never sent.
-          KubeException error =
-              new KubeException(
-                  0, "ConnectionFailed", what + ": cannot connect: " + Failures.describe(e), e);
-          if (attempt >= maxRetries) {
-            throw error;
-          }
-          pause(what, backoff.next(), deadline, error);
-          continue;
+      } catch (Http1Transport.StaleConnectionException e) {
+        KubeException error =
+            new KubeException(
+                0, "ConnectionFailed", what + ": connection failed: " + Failures.describe(e), e);
+        if (!verb.repeatable || attempt >= maxRetries) {
+          throw error;
         }
+        // At once, without a backoff: the server closed an idle connection, it is not in trouble.
+        // The next attempt takes a new connection (the transport emptied its pool).
+        retries.incrementAndGet();
+      } catch (IOException e) {
         KubeException error =
             new KubeException(
                 0, "ConnectionFailed", what + ": connection failed: " + Failures.describe(e), e);
@@ -506,22 +449,13 @@ public final class HttpKubeClient implements KubeClient {
     }
   }
 
-  private HttpClient http() {
-    try {
-      return http.join();
-    } catch (CompletionException e) {
-      // The JDK's own failure to build it (no selector): as the constructor would have thrown it.
-      throw e.getCause() instanceof RuntimeException r ? r : e;
-    }
-  }
-
   private static KubeException timeout(String what, Throwable cause) {
     return new KubeException(
         0, "Timeout", what + ": no response before the call's deadline", cause);
   }
 
-  private static Optional<Duration> retryAfter(HttpResponse<?> response) {
-    Optional<String> h = response.headers().firstValue("Retry-After");
+  private static Optional<Duration> retryAfter(Http1Transport.Response response) {
+    Optional<String> h = response.header("retry-after");
     if (h.isEmpty()) {
       return Optional.empty();
     }
@@ -530,21 +464,6 @@ public final class HttpKubeClient implements KubeClient {
     } catch (NumberFormatException e) {
       return Optional.of(Duration.ofSeconds(1)); // an HTTP date: rare; wait a little
     }
-  }
-
-  private static byte[] readError(HttpResponse<?> response) {
-    Object body = response.body();
-    if (body instanceof byte[] b) {
-      return b;
-    }
-    if (body instanceof InputStream in) {
-      try (in) {
-        return in.readNBytes(64 * 1024);
-      } catch (IOException e) {
-        return new byte[0];
-      }
-    }
-    return new byte[0];
   }
 
   /** The API server's Status (reason, message) turned into an exception. */
@@ -600,10 +519,12 @@ public final class HttpKubeClient implements KubeClient {
     }
   }
 
-  private URI uri(String path, Map<String, String> query) {
-    StringBuilder sb = new StringBuilder();
-    String base = config.server().toString();
-    sb.append(base.endsWith("/") ? base.substring(0, base.length() - 1) : base).append(path);
+  /** The request target below the server's base URL: the path and its encoded query. */
+  private static String target(String path, Map<String, String> query) {
+    if (query.isEmpty()) {
+      return path;
+    }
+    StringBuilder sb = new StringBuilder(path);
     char sep = '?';
     for (Map.Entry<String, String> e : query.entrySet()) {
       sb.append(sep)
@@ -612,7 +533,7 @@ public final class HttpKubeClient implements KubeClient {
           .append(URLEncoder.encode(e.getValue(), StandardCharsets.UTF_8).replace("+", "%20"));
       sep = '&';
     }
-    return URI.create(sb.toString());
+    return sb.toString();
   }
 
   private static Map<String, String> listQuery(ListOptions o, boolean watch) {
@@ -786,12 +707,9 @@ public final class HttpKubeClient implements KubeClient {
       if (closed.compareAndSet(false, true)) {
         watches.remove(this);
         try {
-          body.close();
+          body.close(); // closes the watch's connection: a read blocked on it ends
         } catch (IOException e) {
           // closing anyway
-        }
-        if (Thread.currentThread() != thread) {
-          thread.interrupt(); // a blocked read of the JDK's body stream wakes up on interrupt
         }
       }
     }
@@ -877,15 +795,5 @@ public final class HttpKubeClient implements KubeClient {
     public HttpKubeClient build() {
       return new HttpKubeClient(this);
     }
-  }
-
-  /** Whether the failure happened before a connection existed, so nothing was sent. */
-  static boolean neverConnected(IOException e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof ConnectException || t instanceof HttpConnectTimeoutException) {
-        return true;
-      }
-    }
-    return false;
   }
 }

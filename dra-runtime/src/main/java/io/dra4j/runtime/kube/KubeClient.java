@@ -4,7 +4,8 @@ import java.util.Map;
 
 /**
  * The few Kubernetes API operations a DRA driver needs. The runtime ships an implementation on
- * {@code java.net.http}; a user can plug in another client by implementing this interface.
+ * HTTP/1.1 ({@link HttpKubeClient}); a user can plug in another client by implementing this
+ * interface.
  *
  * <p>{@code namespace} is empty for cluster-scoped resources (and, for list and watch, means all
  * namespaces). All methods are thread-safe and throw {@link KubeException} carrying the HTTP status

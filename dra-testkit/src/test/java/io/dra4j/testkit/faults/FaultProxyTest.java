@@ -164,7 +164,10 @@ class FaultProxyTest {
     assertThat(proxy.rateExcess(20, 5)).isGreaterThan(5.0);
   }
 
-  /** The JDK client must not re-send a request on its own: that attempt would skip the limiter. */
+  /**
+   * A reset pooled connection is sent again only as one of the client's own attempts, each through
+   * the limiter: nothing below the client re-sends on its own.
+   */
   @Test
   void aResetPooledConnectionCostsOneRequestPerClientAttempt() throws Exception {
     api.putNode("node-1");
