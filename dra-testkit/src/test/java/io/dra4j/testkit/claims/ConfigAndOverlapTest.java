@@ -7,9 +7,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dra4j.api.claim.AllocatedDevice;
 import io.dra4j.api.claim.ClaimRef;
+import io.dra4j.api.status.DeviceStatus;
+import io.dra4j.runtime.kube.ApplyOptions;
 import io.dra4j.runtime.kube.DeviceAllocationConfiguration;
+import io.dra4j.runtime.kube.ForwardingKubeClient;
+import io.dra4j.runtime.kube.KubeException;
 import io.dra4j.runtime.kube.OpaqueDeviceConfiguration;
 import io.dra4j.runtime.kube.ResourceClaim;
+import io.dra4j.runtime.kube.ResourceType;
 import io.dra4j.testkit.kubelet.ClaimResult;
 import io.dra4j.testkit.kubelet.PluginInstance;
 import java.nio.file.Path;
@@ -385,6 +390,72 @@ class ConfigAndOverlapTest {
     }
     assertThat(plugin.unprepare(List.of(a, b))).allSatisfy((uid, e) -> assertThat(e).isEmpty());
     return log;
+  }
+
+  /**
+   * The claim status goes to the API server after the driver's lock: B prepares while A's status
+   * apply hangs, and a repeated prepare of A waits until the first is answered.
+   */
+  @Test
+  void theStatusApplyHoldsUpOnlyItsOwnClaim() throws Exception {
+    CountDownLatch aApplying = new CountDownLatch(1);
+    CountDownLatch releaseA = new CountDownLatch(1);
+    List<String> log = new CopyOnWriteArrayList<>();
+    TestProvider p = new TestProvider();
+    p.status = d -> Optional.of(DeviceStatus.ready("Prepared", "ready"));
+    PluginInstance plugin =
+        h.start(
+            p,
+            b ->
+                b.kubeClient(
+                    new ForwardingKubeClient(h.client) {
+                      @Override
+                      public <T> T apply(
+                          ResourceType<T> type,
+                          String namespace,
+                          String name,
+                          String subresource,
+                          Map<String, Object> patch,
+                          ApplyOptions options)
+                          throws KubeException {
+                        if (name.equals("a")) {
+                          aApplying.countDown();
+                          try {
+                            releaseA.await(20, TimeUnit.SECONDS);
+                          } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                          }
+                        }
+                        T applied =
+                            delegate().apply(type, namespace, name, subresource, patch, options);
+                        log.add("applied " + name);
+                        return applied;
+                      }
+                    }));
+    assertThat(p.threadSafe).as("the driver's lock holds one call at a time").isFalse();
+    ClaimRef a = h.seed("ns", "a", List.of(result("gpu", "node-a", "gpu-0")), List.of(), Map.of());
+    ClaimRef b = h.seed("ns", "b", List.of(result("gpu", "node-a", "gpu-1")), List.of(), Map.of());
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    try {
+      CompletableFuture<Map<String, ClaimResult>> first =
+          CompletableFuture.supplyAsync(() -> plugin.prepare(List.of(a)), pool);
+      assertThat(aApplying.await(20, TimeUnit.SECONDS)).isTrue();
+      assertThat(plugin.prepare(List.of(b)).get(b.uid()).isOk()).isTrue();
+      assertThat(log).containsExactly("applied b");
+      // The kubelet repeats a prepare it gave up on: it waits for the first to be answered.
+      CompletableFuture<Map<String, ClaimResult>> repeatA =
+          CompletableFuture.supplyAsync(() -> plugin.prepare(List.of(a)), pool);
+      Thread.sleep(200); // a broken claim lock would let the repeat through now
+      assertThat(repeatA).isNotDone();
+      releaseA.countDown();
+      assertThat(first.get(20, TimeUnit.SECONDS).get(a.uid()).isOk()).isTrue();
+      assertThat(repeatA.get(20, TimeUnit.SECONDS).get(a.uid()).isOk()).isTrue();
+      assertThat(log).containsExactly("applied b", "applied a", "applied a");
+    } finally {
+      releaseA.countDown();
+      pool.shutdownNow();
+    }
+    assertThat(plugin.unprepare(List.of(a, b))).allSatisfy((uid, e) -> assertThat(e).isEmpty());
   }
 
   /** Eight claims on eight devices, prepared by eight kubelet calls at once. */

@@ -49,6 +49,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -75,8 +76,9 @@ import org.slf4j.MDC;
  * prepare without calling the provider (its claim status is applied again); an interrupted or
  * outdated record is rolled back first; the overlap guard reserves the devices; a PrepareStarted
  * record is written; the provider prepares; the CDI spec (and device metadata) is written; a
- * PrepareCompleted record is written; the claim status is applied. A failure of one claim never
- * fails another.
+ * PrepareCompleted record is written. After the serialization lock, under each claim's own, the
+ * claim status is applied: the API server's round trip holds up no other claim. A failure of one
+ * claim never fails another.
  *
  * <h2>Unprepare</h2>
  *
@@ -341,21 +343,31 @@ public final class ClaimPreparer implements NodeService {
     for (ClaimRef ref : claims) {
       read.put(ref.uid(), read(ref));
     }
-    Map<String, ClaimPrepareResult> out = new LinkedHashMap<>();
-    try (ClaimSerializer.Pass pass = enter(call)) {
+    Map<String, Outcome> outcomes = new LinkedHashMap<>();
+    Map<String, Long> started = new HashMap<>();
+    try (ClaimSerializer.Pass claimsPass = serializer.claims(claims)) {
+      try (ClaimSerializer.Pass pass = enter(call)) {
+        for (ClaimRef ref : claims) {
+          ClaimRead r = read.get(ref.uid());
+          started.put(ref.uid(), r instanceof Refused ? start : System.nanoTime());
+          try (var mdc = mdc(ref)) {
+            outcomes.put(
+                ref.uid(),
+                r instanceof Readable readable
+                    ? prepareOne(readable.claim())
+                    : Outcome.failed(((Refused) r).reason().getMessage()));
+          }
+        }
+      }
+      // The claim statuses go to the API server after the driver's lock, under each claim's own:
+      // a round trip to the API server is no reason for another claim's prepare to wait.
+      Map<String, ClaimPrepareResult> out = new LinkedHashMap<>();
       for (ClaimRef ref : claims) {
-        ClaimRead r = read.get(ref.uid());
-        long claimStart = System.nanoTime();
-        ClaimPrepareResult result;
         try (var mdc = mdc(ref)) {
-          Outcome outcome =
-              r instanceof Readable readable
-                  ? prepareOne(readable.claim())
-                  : Outcome.failed(((Refused) r).reason().getMessage());
-          result = outcome.result();
+          Outcome outcome = outcomes.get(ref.uid());
+          ClaimPrepareResult result = withStatus(ref, read.get(ref.uid()), outcome);
           // A refused claim's time is the call's: reading it was all the work it cost.
-          Duration took =
-              Duration.ofNanos(System.nanoTime() - (r instanceof Refused ? start : claimStart));
+          Duration took = Duration.ofNanos(System.nanoTime() - started.get(ref.uid()));
           boolean repeat = outcome.fromCheckpoint();
           if (result.isOk()) {
             (repeat ? repeated : prepared).incrementAndGet();
@@ -377,11 +389,30 @@ public final class ClaimPreparer implements NodeService {
             String err = result.error().get();
             notify(() -> listener.prepareFailed(ref, err, took));
           }
+          out.put(ref.uid(), result);
         }
-        out.put(ref.uid(), result);
       }
+      return out;
     }
-    return out;
+  }
+
+  /** The outcome's result once the status it waits for is applied. */
+  private ClaimPrepareResult withStatus(ClaimRef ref, ClaimRead read, Outcome outcome) {
+    if (outcome.status().isEmpty() || !(read instanceof Readable readable)) {
+      return outcome.result();
+    }
+    try {
+      applyStatus(readable.claim(), outcome.status().get());
+      CrashPoints.reach(CrashPoints.AFTER_STATUS);
+      return outcome.result();
+    } catch (ClaimException e) {
+      return ClaimPrepareResult.failed(e.getMessage());
+    } catch (RuntimeException e) {
+      log.error(
+          "driver {} claim {}: applying the claim status failed unexpectedly", driver, ref, e);
+      return ClaimPrepareResult.failed(
+          "claim " + ref + ": internal error (see the driver's log): " + Failures.describe(e));
+    }
   }
 
   /** A claim as read before the lock: ready to prepare, or refused with the reason. */
@@ -391,14 +422,18 @@ public final class ClaimPreparer implements NodeService {
 
   private record Refused(ClaimException reason) implements ClaimRead {}
 
-  /** What preparing one claim gave, and whether its checkpoint record answered it. */
-  private record Outcome(ClaimPrepareResult result, boolean fromCheckpoint) {
+  /**
+   * What preparing one claim gave, whether its checkpoint record answered it, and the record whose
+   * device statuses are still to be applied (the result holds only once they are).
+   */
+  private record Outcome(
+      ClaimPrepareResult result, boolean fromCheckpoint, Optional<ClaimCheckpoint> status) {
     static Outcome failed(String error) {
-      return new Outcome(ClaimPrepareResult.failed(error), false);
+      return new Outcome(ClaimPrepareResult.failed(error), false, Optional.empty());
     }
 
-    static Outcome prepared(List<KubeletDevice> devices) {
-      return new Outcome(ClaimPrepareResult.ok(devices), false);
+    static Outcome prepared(ClaimCheckpoint rec, boolean fromCheckpoint) {
+      return new Outcome(ClaimPrepareResult.ok(toKubelet(rec)), fromCheckpoint, Optional.of(rec));
     }
   }
 
@@ -443,16 +478,16 @@ public final class ClaimPreparer implements NodeService {
     }
   }
 
+  /** Prepares one claim up to its status, under the driver's lock and the claim's own. */
   private Outcome prepareOne(ResolvedClaim r) {
     ClaimRef ref = r.ref();
-    try (ClaimSerializer.Pass claim = serializer.claim(ref.uid())) {
+    try {
       Optional<ClaimCheckpoint> existing = readRecord(ref.uid());
       if (existing.isPresent()) {
         ClaimCheckpoint rec = existing.get();
         boolean earlier = store.fromEarlierBoot(rec);
         if (rec.isCompleted() && !earlier) {
-          applyStatus(r, rec);
-          return new Outcome(ClaimPrepareResult.ok(toKubelet(rec)), true);
+          return Outcome.prepared(rec, true);
         }
         rollBack(
             rec,
@@ -461,21 +496,15 @@ public final class ClaimPreparer implements NodeService {
       }
       if (r.devices().isEmpty()) {
         log.info("driver {} claim {}: no device of this driver is allocated", driver, ref);
-        return Outcome.prepared(List.of());
+        return new Outcome(ClaimPrepareResult.ok(List.of()), false, Optional.empty());
       }
       Optional<String> conflict = index.reserve(ref, r.devices());
       if (conflict.isPresent()) {
         throw new ClaimException("claim " + ref + ": " + conflict.get());
       }
-      ClaimCheckpoint completed = prepareFresh(r);
-      applyStatus(r, completed);
-      CrashPoints.reach(CrashPoints.AFTER_STATUS);
-      return Outcome.prepared(toKubelet(completed));
+      return Outcome.prepared(prepareFresh(r), false);
     } catch (ClaimException e) {
       return Outcome.failed(e.getMessage());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return Outcome.failed("claim " + ref + ": interrupted");
     } catch (IOException e) {
       return Outcome.failed("claim " + ref + ": " + Failures.describe(e));
     } catch (RuntimeException e) {
@@ -875,7 +904,8 @@ public final class ClaimPreparer implements NodeService {
   private Map<String, Optional<String>> unprepareAll(List<ClaimRef> claims, NodeCall call)
       throws Exception {
     Map<String, Optional<String>> out = new LinkedHashMap<>();
-    try (ClaimSerializer.Pass pass = enter(call)) {
+    try (ClaimSerializer.Pass claimsPass = serializer.claims(claims);
+        ClaimSerializer.Pass pass = enter(call)) {
       for (ClaimRef ref : claims) {
         long start = System.nanoTime();
         Optional<String> error;
@@ -902,8 +932,9 @@ public final class ClaimPreparer implements NodeService {
     return out;
   }
 
+  /** Unprepares one claim, under the driver's lock and the claim's own. */
   private Optional<String> unprepareOne(ClaimRef ref) {
-    try (ClaimSerializer.Pass claim = serializer.claim(ref.uid())) {
+    try {
       Optional<ClaimCheckpoint> existing = readRecord(ref.uid());
       if (existing.isEmpty()) {
         // Never prepared, or already unprepared: remove strays, succeed without the provider.
@@ -944,9 +975,6 @@ public final class ClaimPreparer implements NodeService {
       return Optional.empty();
     } catch (ClaimException e) {
       return Optional.of(e.getMessage());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return Optional.of("claim " + ref + ": interrupted");
     } catch (IOException e) {
       return Optional.of("claim " + ref + ": " + Failures.describe(e));
     } catch (RuntimeException e) {

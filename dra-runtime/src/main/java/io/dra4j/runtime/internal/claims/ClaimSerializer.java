@@ -1,5 +1,6 @@
 package io.dra4j.runtime.internal.claims;
 
+import io.dra4j.api.claim.ClaimRef;
 import io.dra4j.api.provider.DeviceProvider;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -8,8 +9,11 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.slf4j.Logger;
@@ -23,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>A provider that is not {@link DeviceProvider#threadSafe() thread-safe} gets one call at a
  *       time. A thread-safe one gets calls in parallel, and calls for the same claim one after the
- *       other ({@link #claim}).
+ *       other ({@link #claims}), whatever the provider.
  *   <li>Recovery runs alone.
  *   <li>In a rolling update (the driver has a pod UID) an old and a new driver process share the
  *       plugin data directory. An exclusive lock on its {@value #LOCK_FILE} is held while any call
@@ -35,7 +39,7 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <p>Slow work stays outside: the pipeline reads the ResourceClaims before it enters, as the Go
- * helper does.
+ * helper does, and applies their statuses after it left (under {@link #claims} only).
  */
 public final class ClaimSerializer {
 
@@ -103,10 +107,33 @@ public final class ClaimSerializer {
     return enter(calls.writeLock(), onAcquire);
   }
 
-  /** Orders the calls for one claim (only parallel calls ever wait here). */
-  Pass claim(String uid) throws InterruptedException {
-    KeyedLocks.Held held = claims.lock(uid);
-    return held::close;
+  /**
+   * Orders the calls for the same claims: taken before {@link #call} and held past it, so that a
+   * call's work after the driver's lock (the claim status) never overlaps another call for one of
+   * its claims. Claims are locked in the order of their UIDs, so two calls never wait on each
+   * other.
+   */
+  Pass claims(List<ClaimRef> refs) throws InterruptedException {
+    TreeSet<String> uids = new TreeSet<>();
+    for (ClaimRef r : refs) {
+      uids.add(r.uid());
+    }
+    List<KeyedLocks.Held> held = new ArrayList<>(uids.size());
+    try {
+      for (String uid : uids) {
+        held.add(claims.lock(uid));
+      }
+    } catch (InterruptedException | RuntimeException e) {
+      release(held);
+      throw e;
+    }
+    return () -> release(held);
+  }
+
+  private static void release(List<KeyedLocks.Held> held) {
+    for (int i = held.size() - 1; i >= 0; i--) {
+      held.get(i).close();
+    }
   }
 
   private Pass enter(Lock lock, OnAcquire onAcquire) throws IOException, InterruptedException {

@@ -2,7 +2,9 @@ package io.dra4j.runtime.internal.claims;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.dra4j.api.claim.ClaimRef;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -46,8 +48,43 @@ class ClaimSerializerTest {
       t.start();
       assertThat(otherInside.await(10, TimeUnit.SECONDS)).isTrue();
     }
-    assertExclusive(() -> s.claim("uid-a"), () -> s.claim("uid-a"));
+    assertExclusive(
+        () -> s.claims(List.of(claim("uid-a"), claim("uid-b"))),
+        () -> s.claims(List.of(claim("uid-c"), claim("uid-a"))));
     assertThat(s.isParallel()).isTrue();
+  }
+
+  /** Calls name their claims in any order; locked in UID order, two of them never deadlock. */
+  @Test
+  void callsForTheSameClaimsInOtherOrdersNeverDeadlock() throws Exception {
+    ClaimSerializer s = serializer(true, Optional.empty());
+    List<ClaimRef> ab = List.of(claim("uid-a"), claim("uid-b"));
+    List<ClaimRef> ba = List.of(claim("uid-b"), claim("uid-a"));
+    AtomicInteger done = new AtomicInteger();
+    List<Thread> threads = new ArrayList<>();
+    for (List<ClaimRef> order : List.of(ab, ba, ab, ba)) {
+      Thread t =
+          new Thread(
+              () -> {
+                for (int i = 0; i < 2_000; i++) {
+                  try (ClaimSerializer.Pass p = s.claims(order)) {
+                    done.incrementAndGet();
+                  } catch (InterruptedException e) {
+                    return;
+                  }
+                }
+              });
+      t.start();
+      threads.add(t);
+    }
+    for (Thread t : threads) {
+      t.join(30_000);
+    }
+    assertThat(done).hasValue(8_000);
+  }
+
+  private static ClaimRef claim(String uid) {
+    return new ClaimRef("ns", "claim-" + uid, uid);
   }
 
   @Test
