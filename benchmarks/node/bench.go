@@ -225,6 +225,22 @@ func (b *bench) pairsScenario(ctx context.Context, k driverKind, run int, serial
 		f["rss end"] = float64(end.rssKB) / 1024
 		f["rss end file"] = float64(end.rssFileKB) / 1024
 		f["threads end"] = float64(end.threads)
+		// The 1-caller phase again, now that the JIT has compiled the call path: the phases above
+		// begin right after start, and a JVM's first thousand calls run partly interpreted.
+		u0, _ := readUsage(p.pid())
+		r, err := runPairs(ctx, pl, single, 1)
+		if err != nil {
+			return fmt.Errorf("%s after the long run: %w", k.label, err)
+		}
+		u1, _ := readUsage(p.pid())
+		f["prepare median/warm"] = r.prepare.percentile(50)
+		f["prepare p99/warm"] = r.prepare.percentile(99)
+		f["unprepare median/warm"] = r.unprepare.percentile(50)
+		f["pairs/s/warm"] = float64(len(single)) / r.wall.Seconds()
+		f["cpu per pair/warm"] = ms(u1.cpu-u0.cpu) / float64(len(single))
+		b.trace.write(k.label, run, "serialized/1/after the long run", r.began, r.calls)
+		log.Printf("  %s serialized/1 after the long run: prepare median %.2f ms p99 %.2f ms, %.0f pairs/s", k.label,
+			f["prepare median/warm"], f["prepare p99/warm"], f["pairs/s/warm"])
 	}
 	return nil
 }

@@ -55,6 +55,11 @@ func metrics(callers int, publish []int) []metric {
 		metric{label: "RSS after the long run of pairs", key: "rss end", unit: "MB", target: "≤ 1.5"},
 		metric{label: "  of which file-backed", key: "rss end file", unit: "MB"},
 		metric{label: "threads after the long run of pairs", key: "threads end", unit: ""},
+		metric{label: "after the long run (JIT-warm): prepare median, 1 caller, serialized", key: "prepare median/warm", unit: "ms"},
+		metric{label: "after the long run (JIT-warm): prepare p99, 1 caller, serialized", key: "prepare p99/warm", unit: "ms"},
+		metric{label: "after the long run (JIT-warm): unprepare median", key: "unprepare median/warm", unit: "ms"},
+		metric{label: "after the long run (JIT-warm): pairs/s, 1 caller", key: "pairs/s/warm", unit: "/s"},
+		metric{label: "after the long run (JIT-warm): CPU time per prepare+unprepare", key: "cpu per pair/warm", unit: "ms"},
 	)
 	for _, d := range publish {
 		d := d
