@@ -79,11 +79,14 @@ import org.slf4j.LoggerFactory;
  */
 final class Warmup {
   // It runs only while an older instance serves the kubelet (a rolling update), so its time is
-  // no pod's wait: enough rounds for the prepare path to get compiled, not only loaded. On a busy
-  // 2-core node 10 rounds in 1 s were often 0-2 rounds (node benchmark). Each round also costs the
-  // API server two cheap 404s; a roll-out goes node by node (maxSurge 1).
-  static final int DEFAULT_ITERATIONS = 100;
-  static final Duration DEFAULT_BUDGET = Duration.ofSeconds(5);
+  // no pod's wait: enough rounds for the prepare path to get compiled, not only loaded. The
+  // shipped flags compile a method with C1 after about 256 calls, so code that runs once per
+  // kubelet call needs that many rounds; after 100 a round still took 15-20 ms against 6-8 ms
+  // after 300, which took 4.7-7.1 s on the busy 2-core VM of the node benchmark. Each round also
+  // costs the API server two cheap 404s; a roll-out goes node by node (maxSurge 1).
+  static final int DEFAULT_ITERATIONS = 300;
+  static final Duration DEFAULT_BUDGET = Duration.ofSeconds(8);
+  static final int RECONNECT_EVERY = 3;
   private static final String SCRATCH_PREFIX = "dra4j-warm-";
   // The name only shows in the scratch sockets; a short one keeps their paths short.
   private static final String DRIVER_NAME = "warm-up.dra4j.io";
@@ -164,10 +167,14 @@ final class Warmup {
           // At least one round: on a starved node the set-up alone can use up the budget, and the
           // first round is the one that loads most of the path.
           while (done < iterations && (done == 0 || System.nanoTime() < deadline)) {
-            // A new connection each round: the kubelet's first prepare also arrives on a new one,
-            // and accepting it (pipeline, HTTP/2 handshake) is server code that must be warm too.
-            channel.shutdownNow();
-            channel = UdsChannels.open(server.draSocket(), group);
+            // Now and then a new connection: the kubelet's first prepare also arrives on a new
+            // one, and accepting it (pipeline, HTTP/2 handshake) is server code that must be warm
+            // too. Not every round: the kubelet keeps its connection, and the budget is for the
+            // calls.
+            if (done % RECONNECT_EVERY == 0) {
+              channel.shutdownNow();
+              channel = UdsChannels.open(server.draSocket(), group);
+            }
             DRAPluginGrpc.DRAPluginBlockingStub stub = DRAPluginGrpc.newBlockingStub(channel);
             String uid = UUID.randomUUID().toString();
             // Unique, so that the API probes cannot meet a real claim.
