@@ -239,29 +239,26 @@ final class Http1Transport implements Closeable {
   // Pool
 
   private Connection pooled(boolean reuse) {
-    long now = System.nanoTime();
-    List<Connection> expired = new ArrayList<>(0);
-    Connection found = null;
-    synchronized (this) {
-      // The oldest sit at the head: drop those idle too long.
-      while (!idle.isEmpty() && now - idle.peekFirst().idleSince > MAX_IDLE.toNanos()) {
-        expired.add(idle.pollFirst());
-      }
-      while (found == null && !idle.isEmpty()) {
+    while (true) {
+      long now = System.nanoTime();
+      List<Connection> expired = new ArrayList<>(0);
+      Connection candidate = null;
+      synchronized (this) {
+        // The oldest sit at the head: drop those idle too long.
+        while (!idle.isEmpty() && now - idle.peekFirst().idleSince > MAX_IDLE.toNanos()) {
+          expired.add(idle.pollFirst());
+        }
         Connection last = idle.peekLast();
-        if (!reuse && now - last.idleSince > RECENT.toNanos()) {
-          break;
-        }
-        idle.pollLast();
-        if (last.open()) {
-          found = last;
-        } else {
-          expired.add(last);
+        if (last != null && (reuse || now - last.idleSince <= RECENT.toNanos())) {
+          candidate = idle.pollLast();
         }
       }
+      expired.forEach(Connection::close);
+      if (candidate == null || candidate.open()) {
+        return candidate;
+      }
+      candidate.close();
     }
-    expired.forEach(Connection::close);
-    return found;
   }
 
   private void release(Connection c) {
@@ -366,6 +363,7 @@ final class Http1Transport implements Closeable {
     private final OutputStream out;
     // Our own buffer rather than a BufferedInputStream: the head is scanned for line ends in place.
     private final byte[] buf = new byte[16 * 1024];
+    private final ByteBuffer probe = ByteBuffer.allocate(1);
     private int pos;
     private int lim;
 
@@ -407,7 +405,7 @@ final class Http1Transport implements Closeable {
       try {
         channel.configureBlocking(false);
         try {
-          return channel.read(ByteBuffer.allocate(1)) == 0;
+          return channel.read(probe.clear()) == 0;
         } finally {
           channel.configureBlocking(true);
         }
