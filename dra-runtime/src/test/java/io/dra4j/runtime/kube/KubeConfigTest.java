@@ -172,6 +172,49 @@ class KubeConfigTest {
   }
 
   @Test
+  void aServerCertificateForAnotherHostFailsTheCall() throws Exception {
+    try (TlsFixture other =
+        new TlsFixture(Files.createDirectories(dir.resolve("other")), "dns:api.example.test")) {
+      URI server = other.start();
+      Path f = dir.resolve("other-kubeconfig");
+      Files.writeString(
+          f,
+          String.join(
+              "\n",
+              "apiVersion: v1",
+              "kind: Config",
+              "current-context: c",
+              "clusters:",
+              "- name: c",
+              "  cluster:",
+              "    server: " + server,
+              "    certificate-authority-data: " + b64(TlsFixture.certPem(other.server)),
+              "contexts:",
+              "- name: c",
+              "  context: {cluster: c, user: u}",
+              "users:",
+              "- name: u",
+              "  user:",
+              "    token: t",
+              ""));
+      assertThatThrownBy(
+              () ->
+                  HttpKubeClient.builder(KubeConfig.fromKubeconfig(f))
+                      .retries(0, java.time.Duration.ofMillis(1), java.time.Duration.ofMillis(1))
+                      .build()
+                      .get(Node.TYPE, "", "n1"))
+          .isInstanceOfSatisfying(
+              KubeException.class,
+              e ->
+                  assertThat(e.getMessage())
+                      .contains("TLS handshake failed")
+                      .contains("127.0.0.1")
+                      .doesNotContain("Exception"));
+      assertThat(other.lastAuthorization).as("no request reached the server").hasValue("");
+    }
+  }
+
+  @Test
   void insecureSkipTlsVerifyIsRefusedUnlessAllowed() throws Exception {
     Path f = kubeconfig("    insecure-skip-tls-verify: true\n", "    token: t\n");
     assertThatThrownBy(() -> KubeConfig.fromKubeconfig(f))

@@ -45,8 +45,13 @@ final class TlsFixture implements AutoCloseable {
   private HttpsServer https;
 
   TlsFixture(Path dir) throws Exception {
+    this(dir, "ip:127.0.0.1,dns:localhost");
+  }
+
+  /** With a server certificate for {@code serverNames} (keytool's SAN syntax). */
+  TlsFixture(Path dir, String serverNames) throws Exception {
     this.dir = dir;
-    server = generate("server", "RSA", "CN=localhost", "san=ip:127.0.0.1,dns:localhost");
+    server = generate("server", "RSA", "CN=localhost", "san=" + serverNames);
     clientRsa = generate("client-rsa", "RSA", "CN=client-rsa", null);
     clientEc = generate("client-ec", "EC", "CN=client-ec", null);
   }
