@@ -215,7 +215,7 @@ func (b *bench) pairsScenario(ctx context.Context, k driverKind, run int, serial
 			r.prepare.percentile(50), r.prepare.percentile(99), f["pairs/s/"+key], d)
 	}
 	if serialized && b.longPairs > 0 {
-		if _, err := runPairs(ctx, pl, cycle(multi, b.longPairs), b.callers); err != nil {
+		if _, err := runPairs(ctx, pl, cycle(multi, b.longPairs, b.callers), b.callers); err != nil {
 			return fmt.Errorf("%s long run: %w", k.label, err)
 		}
 		end, err := readUsage(p.pid())
@@ -249,11 +249,22 @@ func (b *bench) pairsScenario(ctx context.Context, k driverKind, run int, serial
 // eight callers never share a device.
 func deviceOf(i int) string { return fmt.Sprintf("gpu-%d", i%8) }
 
-// cycle repeats claims up to n entries, keeping each claim on the caller it started with.
-func cycle(claims []claimRef, n int) []claimRef {
+// cycle repeats claims up to n entries for runPairs with callers callers, keeping each caller on
+// the devices it started with: it repeats a prefix whose length is a multiple of both the callers
+// and the 8 devices of deviceOf, so that entry i is caller i%callers's and its device never moves
+// to another caller (two callers on one device would see an overlap refused).
+func cycle(claims []claimRef, n, callers int) []claimRef {
+	period := 8
+	for period%callers != 0 {
+		period += 8
+	}
+	usable := len(claims) - len(claims)%period
+	if usable == 0 {
+		usable = len(claims) // fewer claims than one period: each is used once per round anyway
+	}
 	out := make([]claimRef, n)
 	for i := range out {
-		out[i] = claims[i%len(claims)]
+		out[i] = claims[i%usable]
 	}
 	return out
 }
@@ -476,7 +487,7 @@ func (b *bench) rollingScenario(ctx context.Context, k driverKind, run int, f fi
 	}
 	defer oldPl.close()
 	// Steady state on the old instance.
-	steady, err := runPairs(ctx, oldPl, cycle(claims, 400), callers)
+	steady, err := runPairs(ctx, oldPl, cycle(claims, 400, callers), callers)
 	if err != nil {
 		return err
 	}

@@ -616,23 +616,33 @@ final class Http1Transport implements Closeable {
     return s.length() > 80 ? s.substring(0, 80) + "…" : s;
   }
 
-  /** The single-byte read of the body streams, through their array read. */
+  /** A body read from its connection; closing it closes the connection. */
   private abstract static class BodyStream extends InputStream {
+    final Connection c;
+
+    BodyStream(Connection c) {
+      this.c = c;
+    }
+
     @Override
     public int read() throws IOException {
       byte[] one = new byte[1];
       int n = read(one, 0, 1);
       return n < 0 ? -1 : one[0] & 0xff;
     }
+
+    @Override
+    public void close() {
+      c.close();
+    }
   }
 
   /** A body of Content-Length bytes. */
   private static final class Fixed extends BodyStream {
-    private final Connection c;
     long left;
 
     Fixed(Connection c, long length) {
-      this.c = c;
+      super(c);
       this.left = length;
       c.bodyComplete = length == 0;
     }
@@ -644,7 +654,7 @@ final class Http1Transport implements Closeable {
       }
       int n = c.read(b, off, (int) Math.min(len, left));
       if (n < 0) {
-        throw new EOFException("the answer from " + c.socket.getInetAddress() + " ended early");
+        throw new EOFException("the answer ended " + left + " bytes short of its length");
       }
       left -= n;
       if (left == 0) {
@@ -652,22 +662,16 @@ final class Http1Transport implements Closeable {
       }
       return n;
     }
-
-    @Override
-    public void close() {
-      c.close();
-    }
   }
 
   /** A chunked body (RFC 9112, section 7.1); trailers are read and dropped. */
   private static final class Chunked extends BodyStream {
-    private final Connection c;
     private long left;
     private boolean started;
     private boolean done;
 
     Chunked(Connection c) {
-      this.c = c;
+      super(c);
     }
 
     @Override
@@ -706,29 +710,17 @@ final class Http1Transport implements Closeable {
       left -= n;
       return n;
     }
-
-    @Override
-    public void close() {
-      c.close();
-    }
   }
 
   /** A body that ends when the server closes the connection. */
   private static final class Rest extends BodyStream {
-    private final Connection c;
-
     Rest(Connection c) {
-      this.c = c;
+      super(c);
     }
 
     @Override
     public int read(byte[] b, int off, int len) throws IOException {
       return c.read(b, off, len);
-    }
-
-    @Override
-    public void close() {
-      c.close();
     }
   }
 }
