@@ -188,31 +188,9 @@ func (b *bench) pairsScenario(ctx context.Context, k driverKind, run int, serial
 		callers int
 		claims  []claimRef
 	}{{1, single}, {b.callers, multi}} {
-		key := fmt.Sprintf("%s/%d", m, c.callers)
-		before, err := b.api.requestCounts(ctx)
-		if err != nil {
+		if err := b.phase(ctx, k, run, p, pl, c.claims, c.callers, fmt.Sprintf("%s/%d", m, c.callers), f); err != nil {
 			return err
 		}
-		u0, _ := readUsage(p.pid())
-		r, err := runPairs(ctx, pl, c.claims, c.callers)
-		if err != nil {
-			return fmt.Errorf("%s %s: %w", k.label, key, err)
-		}
-		u1, _ := readUsage(p.pid())
-		after, err := b.api.requestCounts(ctx)
-		if err != nil {
-			return err
-		}
-		d := requestDelta(before, after, "resourceclaims")
-		f["prepare median/"+key] = r.prepare.percentile(50)
-		f["prepare p99/"+key] = r.prepare.percentile(99)
-		f["unprepare median/"+key] = r.unprepare.percentile(50)
-		f["pairs/s/"+key] = float64(len(c.claims)) / r.wall.Seconds()
-		f["cpu per pair/"+key] = ms(u1.cpu-u0.cpu) / float64(len(c.claims))
-		f["api per prepare/"+key] = sum(d, nil) / float64(len(c.claims))
-		b.trace.write(k.label, run, key, r.began, r.calls)
-		log.Printf("  %s %s: prepare median %.2f ms p99 %.2f ms, %.0f pairs/s, API requests %v", k.label, key,
-			r.prepare.percentile(50), r.prepare.percentile(99), f["pairs/s/"+key], d)
 	}
 	if serialized && b.longPairs > 0 {
 		if _, err := runPairs(ctx, pl, cycle(multi, b.longPairs, b.callers), b.callers); err != nil {
@@ -227,21 +205,40 @@ func (b *bench) pairsScenario(ctx context.Context, k driverKind, run int, serial
 		f["threads end"] = float64(end.threads)
 		// The 1-caller phase again, now that the JIT has compiled the call path: the phases above
 		// begin right after start, and a JVM's first thousand calls run partly interpreted.
-		u0, _ := readUsage(p.pid())
-		r, err := runPairs(ctx, pl, single, 1)
-		if err != nil {
-			return fmt.Errorf("%s after the long run: %w", k.label, err)
+		if err := b.phase(ctx, k, run, p, pl, single, 1, "warm", f); err != nil {
+			return err
 		}
-		u1, _ := readUsage(p.pid())
-		f["prepare median/warm"] = r.prepare.percentile(50)
-		f["prepare p99/warm"] = r.prepare.percentile(99)
-		f["unprepare median/warm"] = r.unprepare.percentile(50)
-		f["pairs/s/warm"] = float64(len(single)) / r.wall.Seconds()
-		f["cpu per pair/warm"] = ms(u1.cpu-u0.cpu) / float64(len(single))
-		b.trace.write(k.label, run, "serialized/1/after the long run", r.began, r.calls)
-		log.Printf("  %s serialized/1 after the long run: prepare median %.2f ms p99 %.2f ms, %.0f pairs/s", k.label,
-			f["prepare median/warm"], f["prepare p99/warm"], f["pairs/s/warm"])
 	}
+	return nil
+}
+
+// phase runs one measured phase of pairs and records its figures under key: latencies, pairs/s,
+// the driver's CPU and the API requests per pair (resourceclaims).
+func (b *bench) phase(ctx context.Context, k driverKind, run int, p *process, pl *plugin, claims []claimRef, callers int, key string, f figures) error {
+	before, err := b.api.requestCounts(ctx)
+	if err != nil {
+		return err
+	}
+	u0, _ := readUsage(p.pid())
+	r, err := runPairs(ctx, pl, claims, callers)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", k.label, key, err)
+	}
+	u1, _ := readUsage(p.pid())
+	after, err := b.api.requestCounts(ctx)
+	if err != nil {
+		return err
+	}
+	d := requestDelta(before, after, "resourceclaims")
+	f["prepare median/"+key] = r.prepare.percentile(50)
+	f["prepare p99/"+key] = r.prepare.percentile(99)
+	f["unprepare median/"+key] = r.unprepare.percentile(50)
+	f["pairs/s/"+key] = float64(len(claims)) / r.wall.Seconds()
+	f["cpu per pair/"+key] = ms(u1.cpu-u0.cpu) / float64(len(claims))
+	f["api per prepare/"+key] = sum(d, nil) / float64(len(claims))
+	b.trace.write(k.label, run, key, r.began, r.calls)
+	log.Printf("  %s %s: prepare median %.2f ms p99 %.2f ms, %.0f pairs/s, API requests %v", k.label, key,
+		r.prepare.percentile(50), r.prepare.percentile(99), f["pairs/s/"+key], d)
 	return nil
 }
 

@@ -495,27 +495,12 @@ final class Http1Transport implements Closeable {
 
     byte[] readBody(Head head, String method) throws IOException {
       InputStream body = body(head, method);
-      if (body instanceof Fixed f && f.left <= Integer.MAX_VALUE - 16) {
-        byte[] b = new byte[(int) f.left];
-        int off = 0;
-        while (off < b.length) {
-          int n = read(b, off, b.length - off);
-          if (n < 0) {
-            throw new EOFException(
-                "the answer from "
-                    + hostHeader
-                    + " ended after "
-                    + off
-                    + " of "
-                    + b.length
-                    + " bytes");
-          }
-          off += n;
-        }
-        bodyComplete = true;
-        return b;
-      }
-      return body.readAllBytes();
+      return body instanceof Fixed f ? f.readAll() : body.readAllBytes();
+    }
+
+    EOFException endedEarly(long got, long of) {
+      return new EOFException(
+          "the answer from " + hostHeader + " ended after " + got + " of " + of + " bytes");
     }
 
     /** Refills the buffer; -1 at the end of the stream. */
@@ -639,10 +624,12 @@ final class Http1Transport implements Closeable {
 
   /** A body of Content-Length bytes. */
   private static final class Fixed extends BodyStream {
-    long left;
+    private final long length;
+    private long left;
 
     Fixed(Connection c, long length) {
       super(c);
+      this.length = length;
       this.left = length;
       c.bodyComplete = length == 0;
     }
@@ -654,13 +641,25 @@ final class Http1Transport implements Closeable {
       }
       int n = c.read(b, off, (int) Math.min(len, left));
       if (n < 0) {
-        throw new EOFException("the answer ended " + left + " bytes short of its length");
+        throw c.endedEarly(length - left, length);
       }
       left -= n;
       if (left == 0) {
         c.bodyComplete = true;
       }
       return n;
+    }
+
+    /** The whole body into one array of its length (a stream's chunks would be copied again). */
+    byte[] readAll() throws IOException {
+      if (left > Integer.MAX_VALUE - 16) {
+        return readAllBytes();
+      }
+      byte[] b = new byte[(int) left];
+      for (int off = 0; off < b.length; ) {
+        off += read(b, off, b.length - off);
+      }
+      return b;
     }
   }
 

@@ -53,6 +53,10 @@ class KubeConfigTest {
   }
 
   private Path kubeconfig(String clusterExtra, String userBlock) throws Exception {
+    return kubeconfig(https, clusterExtra, userBlock);
+  }
+
+  private Path kubeconfig(URI server, String clusterExtra, String userBlock) throws Exception {
     String yaml =
         "apiVersion: v1\n"
             + "kind: Config\n"
@@ -61,7 +65,7 @@ class KubeConfigTest {
             + "- name: c\n"
             + "  cluster:\n"
             + "    server: "
-            + https
+            + server
             + "\n"
             + clusterExtra
             + "contexts:\n"
@@ -84,6 +88,16 @@ class KubeConfigTest {
 
   private static Node getNode(KubeConfig config) throws KubeException {
     try (HttpKubeClient c = HttpKubeClient.builder(config).build()) {
+      return c.get(Node.TYPE, "", "n1");
+    }
+  }
+
+  /** One GET, no retries: the first attempt's failure is the call's. */
+  private static Node getOnce(Path kubeconfig) throws Exception {
+    try (HttpKubeClient c =
+        HttpKubeClient.builder(KubeConfig.fromKubeconfig(kubeconfig))
+            .retries(0, java.time.Duration.ofMillis(1), java.time.Duration.ofMillis(1))
+            .build()) {
       return c.get(Node.TYPE, "", "n1");
     }
   }
@@ -155,12 +169,7 @@ class KubeConfigTest {
         kubeconfig(
             "    certificate-authority-data: " + b64(TlsFixture.certPem(tls.clientEc)) + "\n",
             "    token: t\n");
-    assertThatThrownBy(
-            () ->
-                HttpKubeClient.builder(KubeConfig.fromKubeconfig(f))
-                    .retries(0, java.time.Duration.ofMillis(1), java.time.Duration.ofMillis(1))
-                    .build()
-                    .get(Node.TYPE, "", "n1"))
+    assertThatThrownBy(() -> getOnce(f))
         .isInstanceOfSatisfying(
             KubeException.class,
             e -> {
@@ -175,34 +184,12 @@ class KubeConfigTest {
   void aServerCertificateForAnotherHostFailsTheCall() throws Exception {
     try (TlsFixture other =
         new TlsFixture(Files.createDirectories(dir.resolve("other")), "dns:api.example.test")) {
-      URI server = other.start();
-      Path f = dir.resolve("other-kubeconfig");
-      Files.writeString(
-          f,
-          String.join(
-              "\n",
-              "apiVersion: v1",
-              "kind: Config",
-              "current-context: c",
-              "clusters:",
-              "- name: c",
-              "  cluster:",
-              "    server: " + server,
-              "    certificate-authority-data: " + b64(TlsFixture.certPem(other.server)),
-              "contexts:",
-              "- name: c",
-              "  context: {cluster: c, user: u}",
-              "users:",
-              "- name: u",
-              "  user:",
-              "    token: t",
-              ""));
-      assertThatThrownBy(
-              () ->
-                  HttpKubeClient.builder(KubeConfig.fromKubeconfig(f))
-                      .retries(0, java.time.Duration.ofMillis(1), java.time.Duration.ofMillis(1))
-                      .build()
-                      .get(Node.TYPE, "", "n1"))
+      Path f =
+          kubeconfig(
+              other.start(),
+              "    certificate-authority-data: " + b64(TlsFixture.certPem(other.server)) + "\n",
+              "    token: t\n");
+      assertThatThrownBy(() -> getOnce(f))
           .isInstanceOfSatisfying(
               KubeException.class,
               e ->

@@ -365,7 +365,7 @@ public final class ClaimPreparer implements NodeService {
       for (ClaimRef ref : claims) {
         try (var mdc = mdc(ref)) {
           Outcome outcome = outcomes.get(ref.uid());
-          ClaimPrepareResult result = withStatus(ref, read.get(ref.uid()), outcome);
+          ClaimPrepareResult result = withStatus(ref, outcome);
           // A refused claim's time is the call's: reading it was all the work it cost.
           Duration took = Duration.ofNanos(System.nanoTime() - started.get(ref.uid()));
           boolean repeat = outcome.fromCheckpoint();
@@ -397,12 +397,13 @@ public final class ClaimPreparer implements NodeService {
   }
 
   /** The outcome's result once the status it waits for is applied. */
-  private ClaimPrepareResult withStatus(ClaimRef ref, ClaimRead read, Outcome outcome) {
-    if (outcome.status().isEmpty() || !(read instanceof Readable readable)) {
+  private ClaimPrepareResult withStatus(ClaimRef ref, Outcome outcome) {
+    if (outcome.status().isEmpty()) {
       return outcome.result();
     }
     try {
-      applyStatus(readable.claim(), outcome.status().get());
+      PendingStatus pending = outcome.status().get();
+      applyStatus(pending.claim(), pending.record());
       CrashPoints.reach(CrashPoints.AFTER_STATUS);
       return outcome.result();
     } catch (ClaimException e) {
@@ -423,19 +424,25 @@ public final class ClaimPreparer implements NodeService {
   private record Refused(ClaimException reason) implements ClaimRead {}
 
   /**
-   * What preparing one claim gave, whether its checkpoint record answered it, and the record whose
-   * device statuses are still to be applied (the result holds only once they are).
+   * What preparing one claim gave, whether its checkpoint record answered it, and the statuses
+   * still to be applied (the result holds only once they are).
    */
   private record Outcome(
-      ClaimPrepareResult result, boolean fromCheckpoint, Optional<ClaimCheckpoint> status) {
+      ClaimPrepareResult result, boolean fromCheckpoint, Optional<PendingStatus> status) {
     static Outcome failed(String error) {
       return new Outcome(ClaimPrepareResult.failed(error), false, Optional.empty());
     }
 
-    static Outcome prepared(ClaimCheckpoint rec, boolean fromCheckpoint) {
-      return new Outcome(ClaimPrepareResult.ok(toKubelet(rec)), fromCheckpoint, Optional.of(rec));
+    static Outcome prepared(ResolvedClaim claim, ClaimCheckpoint rec, boolean fromCheckpoint) {
+      return new Outcome(
+          ClaimPrepareResult.ok(toKubelet(rec)),
+          fromCheckpoint,
+          Optional.of(new PendingStatus(claim, rec)));
     }
   }
+
+  /** A prepared claim whose device statuses, recorded in its checkpoint, are still to apply. */
+  private record PendingStatus(ResolvedClaim claim, ClaimCheckpoint record) {}
 
   /**
    * Reads and checks one claim.
@@ -487,7 +494,7 @@ public final class ClaimPreparer implements NodeService {
         ClaimCheckpoint rec = existing.get();
         boolean earlier = store.fromEarlierBoot(rec);
         if (rec.isCompleted() && !earlier) {
-          return Outcome.prepared(rec, true);
+          return Outcome.prepared(r, rec, true);
         }
         rollBack(
             rec,
@@ -502,7 +509,7 @@ public final class ClaimPreparer implements NodeService {
       if (conflict.isPresent()) {
         throw new ClaimException("claim " + ref + ": " + conflict.get());
       }
-      return Outcome.prepared(prepareFresh(r), false);
+      return Outcome.prepared(r, prepareFresh(r), false);
     } catch (ClaimException e) {
       return Outcome.failed(e.getMessage());
     } catch (IOException e) {
