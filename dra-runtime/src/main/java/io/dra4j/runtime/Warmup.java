@@ -292,12 +292,12 @@ final class Warmup {
     t.start();
   }
 
-  /** Decodes the synthetic claim and encodes it again, as a status apply does; returns it. */
+  /** Decodes the synthetic claim and encodes it again; returns it. */
   static ResourceClaim primeCodecs() throws IOException {
     ObjectMapper json = KubeJson.mapper();
     ResourceClaim claim =
         json.readValue(ALLOCATED_CLAIM.getBytes(StandardCharsets.UTF_8), ResourceClaim.class);
-    json.writeValueAsBytes(json.valueToTree(claim));
+    json.writeValueAsBytes(claim);
     return claim;
   }
 

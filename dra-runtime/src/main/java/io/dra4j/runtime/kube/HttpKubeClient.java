@@ -1,7 +1,11 @@
 package io.dra4j.runtime.kube;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.node.MissingNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.dra4j.runtime.internal.Failures;
 import java.io.BufferedReader;
@@ -184,31 +188,31 @@ public final class HttpKubeClient implements KubeClient {
 
   @Override
   public <T> T create(ResourceType<T> type, T object) throws KubeException {
-    ObjectNode tree = toTree(type, object);
-    String ns = tree.path("metadata").path("namespace").asText("");
-    String path = type.collectionPath(type.namespaced() ? requireNs(type, ns, "create") : "");
-    return decode(type, call(Verb.CREATE, type.plural(), path, Map.of(), bytes(tree), JSON));
+    Body body = encode(type, object);
+    String ns = type.namespaced() ? requireNs(type, body.namespace(), "create") : "";
+    String path = type.collectionPath(ns);
+    return decode(type, call(Verb.CREATE, type.plural(), path, Map.of(), body.json(), JSON));
   }
 
   @Override
   public <T> T update(ResourceType<T> type, T object) throws KubeException {
-    ObjectNode tree = toTree(type, object);
+    Body body = encode(type, object);
     return decode(
         type,
-        call(Verb.UPDATE, type.plural(), objectPath(type, tree, ""), Map.of(), bytes(tree), JSON));
+        call(Verb.UPDATE, type.plural(), objectPath(type, body, ""), Map.of(), body.json(), JSON));
   }
 
   @Override
   public <T> T updateStatus(ResourceType<T> type, T object) throws KubeException {
-    ObjectNode tree = toTree(type, object);
+    Body body = encode(type, object);
     return decode(
         type,
         call(
             Verb.UPDATE,
             type.plural() + "/status",
-            objectPath(type, tree, "status"),
+            objectPath(type, body, "status"),
             Map.of(),
-            bytes(tree),
+            body.json(),
             JSON));
   }
 
@@ -229,7 +233,7 @@ public final class HttpKubeClient implements KubeClient {
       options.put("apiVersion", "v1");
       options.put("kind", "DeleteOptions");
       options.put("preconditions", pre);
-      body = bytes(json.valueToTree(options));
+      body = bytes(options);
     }
     call(
         Verb.DELETE,
@@ -261,7 +265,7 @@ public final class HttpKubeClient implements KubeClient {
       query.put("force", "true");
     }
     // YAML is a superset of JSON, so the apply content type takes a JSON body.
-    byte[] body = bytes(json.valueToTree(patch));
+    byte[] body = bytes(patch);
     return decode(
         type, call(Verb.APPLY, resource, path, query, body, "application/apply-patch+yaml"));
   }
@@ -559,29 +563,39 @@ public final class HttpKubeClient implements KubeClient {
     return q;
   }
 
-  private <T> ObjectNode toTree(ResourceType<T> type, T object) {
-    JsonNode tree = json.valueToTree(Objects.requireNonNull(object, "object"));
-    if (!(tree instanceof ObjectNode o)) {
+  /** An object's JSON for a create or update, with the namespace and name its path needs. */
+  private record Body(byte[] json, String namespace, String name) {}
+
+  /**
+   * The object as JSON with its apiVersion and kind. A model record carries both and serializes
+   * straight to bytes (a 64-device slice is published without building a tree of it first); any
+   * other object, such as a {@link JsonNode}, goes through a tree that gets them added.
+   */
+  private <T> Body encode(ResourceType<T> type, T object) {
+    Objects.requireNonNull(object, "object");
+    if (object instanceof KubeObject k && !k.apiVersion().isEmpty() && !k.kind().isEmpty()) {
+      ObjectMeta meta = k.metadata();
+      return new Body(bytes(object), meta.namespace(), meta.name());
+    }
+    if (!(json.valueToTree(object) instanceof ObjectNode tree)) {
       throw new IllegalArgumentException(type.kind() + " did not serialize to a JSON object");
     }
-    if (!o.hasNonNull("apiVersion")) {
-      o.put("apiVersion", type.apiVersion());
+    if (!tree.hasNonNull("apiVersion")) {
+      tree.put("apiVersion", type.apiVersion());
     }
-    if (!o.hasNonNull("kind")) {
-      o.put("kind", type.kind());
+    if (!tree.hasNonNull("kind")) {
+      tree.put("kind", type.kind());
     }
-    return o;
+    JsonNode meta = tree.path("metadata");
+    return new Body(bytes(tree), meta.path("namespace").asText(""), meta.path("name").asText(""));
   }
 
-  private static String objectPath(ResourceType<?> type, ObjectNode tree, String sub) {
-    JsonNode meta = tree.path("metadata");
-    String name = meta.path("name").asText("");
-    if (name.isEmpty()) {
+  private static String objectPath(ResourceType<?> type, Body body, String sub) {
+    if (body.name().isEmpty()) {
       throw new IllegalArgumentException(type.kind() + ": metadata.name is required for update");
     }
-    String ns =
-        type.namespaced() ? requireNs(type, meta.path("namespace").asText(""), "update") : "";
-    String path = type.objectPath(ns, name);
+    String ns = type.namespaced() ? requireNs(type, body.namespace(), "update") : "";
+    String path = type.objectPath(ns, body.name());
     return sub.isEmpty() ? path : path + "/" + sub;
   }
 
@@ -593,9 +607,9 @@ public final class HttpKubeClient implements KubeClient {
     return ns;
   }
 
-  private byte[] bytes(JsonNode tree) {
+  private byte[] bytes(Object value) {
     try {
-      return json.writeValueAsBytes(tree);
+      return json.writeValueAsBytes(value);
     } catch (IOException e) {
       throw new IllegalArgumentException("cannot serialize: " + e, e);
     }
@@ -617,17 +631,29 @@ public final class HttpKubeClient implements KubeClient {
   // ---------------------------------------------------------------------------------------------
   // Watch
 
+  /** The watch events whose object is a whole object of the watched type. */
+  private static final Set<String> OBJECT_EVENTS = Set.of("ADDED", "MODIFIED", "DELETED");
+
+  /** A decode whose failure ends the watch. */
+  private interface Decoding<T> {
+    T run() throws IOException;
+  }
+
   /** One watch stream, read line by line on its own daemon thread. */
   private final class WatchImpl<T> implements Watch {
     private final ResourceType<T> type;
     private final String path;
     private final InputStream body;
     private final WatchHandler<T> handler;
+    private final boolean direct;
+    private final ObjectReader reader;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Thread thread;
 
     WatchImpl(ResourceType<T> type, String path, InputStream body, WatchHandler<T> handler) {
       this.type = type;
+      this.direct = KubeObject.class.isAssignableFrom(type.javaType());
+      this.reader = json.readerFor(type.javaType());
       this.path = path;
       this.body = body;
       this.handler = handler;
@@ -670,13 +696,38 @@ public final class HttpKubeClient implements KubeClient {
       }
     }
 
+    /**
+     * Decodes one event. The API server writes {@code type} before {@code object}, so an object of
+     * a model record is decoded straight from the line once its type is known; anything else (an
+     * error, a bookmark, a JSON tree type, another field order) is read as a tree first.
+     */
     private Optional<KubeException> dispatch(String line) throws IOException {
-      JsonNode event = json.readTree(line);
-      String kind = event.path("type").asText("");
-      JsonNode object = event.path("object");
+      String kind = "";
+      JsonNode tree = MissingNode.getInstance();
+      T value = null;
+      boolean decoded = false;
+      try (JsonParser p = json.createParser(line)) {
+        if (p.nextToken() != JsonToken.START_OBJECT) {
+          throw new IOException("a watch event is not a JSON object");
+        }
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+          String field = p.currentName();
+          p.nextToken();
+          if (field.equals("type")) {
+            kind = p.getValueAsString("");
+          } else if (field.equals("object") && direct && OBJECT_EVENTS.contains(kind)) {
+            value = read(() -> reader.readValue(p));
+            decoded = true;
+          } else if (field.equals("object")) {
+            tree = p.readValueAsTree();
+          } else {
+            p.skipChildren();
+          }
+        }
+      }
       if ("ERROR".equals(kind)) {
-        int code = object.path("code").asInt(500);
-        return Optional.of(error("WATCH " + path, code, json.writeValueAsBytes(object)));
+        int code = tree.path("code").asInt(500);
+        return Optional.of(error("WATCH " + path, code, json.writeValueAsBytes(tree)));
       }
       WatchEvent.Type t;
       try {
@@ -685,21 +736,34 @@ public final class HttpKubeClient implements KubeClient {
         LOG.warn("WATCH {}: ignoring an event of unknown type {}", path, kind);
         return Optional.empty();
       }
-      String rv = object.path("metadata").path("resourceVersion").asText("");
-      T value;
-      try {
-        value = json.treeToValue(object, type.javaType());
-      } catch (IOException | RuntimeException e) {
-        if (t != WatchEvent.Type.BOOKMARK) {
-          throw new IOException(
-              "cannot decode a " + type.kind() + " watch event: " + Failures.describe(e), e);
+      String rv;
+      if (decoded) {
+        rv = value instanceof KubeObject k ? k.metadata().resourceVersion() : ""; // null: ""
+      } else {
+        rv = tree.path("metadata").path("resourceVersion").asText("");
+        try {
+          JsonNode object = tree;
+          value = read(() -> json.treeToValue(object, type.javaType()));
+        } catch (IOException e) {
+          if (t != WatchEvent.Type.BOOKMARK) {
+            throw e;
+          }
+          value = null; // a bookmark carries only metadata.resourceVersion
         }
-        value = null; // a bookmark carries only metadata.resourceVersion
       }
       if (!closed.get()) {
         handler.onEvent(new WatchEvent<>(t, value, rv));
       }
       return Optional.empty();
+    }
+
+    private T read(Decoding<T> decoding) throws IOException {
+      try {
+        return decoding.run();
+      } catch (IOException | RuntimeException e) {
+        throw new IOException(
+            "cannot decode a " + type.kind() + " watch event: " + Failures.describe(e), e);
+      }
     }
 
     @Override

@@ -37,7 +37,6 @@ import io.dra4j.runtime.kube.AllocatedDeviceStatus;
 import io.dra4j.runtime.kube.ApplyOptions;
 import io.dra4j.runtime.kube.KubeClient;
 import io.dra4j.runtime.kube.KubeException;
-import io.dra4j.runtime.kube.KubeJson;
 import io.dra4j.runtime.kube.ResourceClaim;
 import io.dra4j.runtime.report.ClaimStats;
 import java.io.IOException;
@@ -868,9 +867,7 @@ public final class ClaimPreparer implements NodeService {
     patch.put(
         "metadata",
         Map.of("name", r.ref().name(), "namespace", r.ref().namespace(), "uid", r.ref().uid()));
-    @SuppressWarnings("unchecked")
-    List<Object> wire = KubeJson.mapper().convertValue(entries, List.class);
-    patch.put("status", Map.of("devices", wire));
+    patch.put("status", Map.of("devices", entries));
     try {
       kubeClient
           .get()
