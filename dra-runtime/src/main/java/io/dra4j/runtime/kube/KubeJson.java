@@ -51,6 +51,7 @@ public final class KubeJson {
   public static ObjectMapper configure(ObjectMapper mapper) {
     return mapper
         .registerModule(new Jdk8Module())
+        .registerModule(DeviceAttributeJson.module())
         .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false)
         .configure(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES, false)
         // Opaque parameters and status data are the driver's: keep 1.50 as 1.50, not 1.5.
