@@ -278,16 +278,35 @@ public final class PoolValidator {
     return set.stream().sorted().toList();
   }
 
+  /** The checks of an attribute or capacity name that do not depend on the device. */
+  private record KeyName(
+      List<String> problems, String domain, boolean upperCaseDomain, boolean kubernetesDomain) {}
+
   /** Collects violations of one pool. */
   static final class Report {
     private final String driver;
     private final Pool pool;
     private final List<Violation> errors = new ArrayList<>();
     private final List<Violation> warnings = new ArrayList<>();
+    private final Map<String, KeyName> keyNames = new HashMap<>();
 
     Report(String driver, Pool pool) {
       this.driver = driver;
       this.pool = pool;
+    }
+
+    /** What a key's name alone says, worked out once per pool: its devices repeat their keys. */
+    KeyName keyName(String name) {
+      return keyNames.computeIfAbsent(
+          name,
+          n -> {
+            String domain = KubeNames.domainOf(n);
+            return new KeyName(
+                Names.qualifiedName(n),
+                domain,
+                Names.hasUpperCase(domain),
+                KubeNames.isKubernetesDomain(domain));
+          });
     }
 
     void error(Optional<String> device, String field, String message) {
@@ -359,8 +378,7 @@ public final class PoolValidator {
           .forEach(
               (name, capacity) -> {
                 String path = "capacity" + key(name);
-                qualifiedKey(path, name);
-                if (KubeNames.isKubernetesDomain(KubeNames.domainOf(name))) {
+                if (qualifiedKey(path, name)) {
                   r.error(
                       dev,
                       path,
@@ -395,19 +413,22 @@ public final class PoolValidator {
       }
     }
 
-    private void qualifiedKey(String path, String name) {
-      for (String p : Names.qualifiedName(name)) {
+    /** Checks an attribute or capacity name; says whether its domain is Kubernetes'. */
+    private boolean qualifiedKey(String path, String name) {
+      KeyName k = r.keyName(name);
+      for (String p : k.problems()) {
         r.error(dev, path, "invalid key: " + p);
       }
-      String domain = KubeNames.domainOf(name);
-      if (Names.hasUpperCase(domain)) {
-        r.warn(dev, path, "the domain \"" + domain + "\" has upper-case letters; use lower case");
+      if (k.upperCaseDomain()) {
+        r.warn(
+            dev, path, "the domain \"" + k.domain() + "\" has upper-case letters; use lower case");
       }
+      return k.kubernetesDomain();
     }
 
     private void attribute(String name, DeviceAttribute value) {
       String path = "attributes" + key(name);
-      qualifiedKey(path, name);
+      boolean kubernetesDomain = qualifiedKey(path, name);
       if (!name.contains("/") && d.attributes().containsKey(driver + "/" + name)) {
         r.warn(
             dev,
@@ -440,7 +461,7 @@ public final class PoolValidator {
       } else if (value instanceof DeviceAttribute.BoolValues v) {
         nonEmpty(path, "bools", v.value());
       }
-      if (KubeNames.isKubernetesDomain(KubeNames.domainOf(name))) {
+      if (kubernetesDomain) {
         standardAttribute(path, name, value);
       }
     }
