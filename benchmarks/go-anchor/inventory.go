@@ -19,8 +19,10 @@ const (
 	deviceModel   = "FAKE-80"
 	driverVersion = "1.0.0"
 	envPrefix     = "DRA_FAKE_DEVICE_"
-	// The API's limit on devices per ResourceSlice; dra4j's layout splits at the same count.
-	devicesPerSlice = resourceapi.ResourceSliceMaxDevices
+	// The API's limit on devices per ResourceSlice, the default slice size. dra4j's layout packs
+	// as many unless a driver reports health, which makes 64-device slices
+	// (resourceapi.ResourceSliceMaxDevicesWithTaintsOrConsumesCounters): --devices-per-slice 64.
+	maxDevicesPerSlice = resourceapi.ResourceSliceMaxDevices
 )
 
 type device struct {
@@ -30,14 +32,15 @@ type device struct {
 }
 
 type inventory struct {
-	driver  string
-	node    string
-	devices []device
-	byName  map[string]device
+	driver   string
+	node     string
+	perSlice int
+	devices  []device
+	byName   map[string]device
 }
 
-func newInventory(driver, node string, n int) *inventory {
-	inv := &inventory{driver: driver, node: node, byName: make(map[string]device, n)}
+func newInventory(driver, node string, n, perSlice int) *inventory {
+	inv := &inventory{driver: driver, node: node, perSlice: perSlice, byName: make(map[string]device, n)}
 	for i := 0; i < n; i++ {
 		name := fmt.Sprintf("gpu-%d", i)
 		d := device{name: name, uuid: nameUUID(driver + "/" + node + "/" + name), index: i}
@@ -64,8 +67,8 @@ func envID(device string) string {
 func (inv *inventory) pool() resourceslice.Pool {
 	memory := resource.MustParse(deviceMemory)
 	var slices []resourceslice.Slice
-	for start := 0; start < len(inv.devices); start += devicesPerSlice {
-		end := min(start+devicesPerSlice, len(inv.devices))
+	for start := 0; start < len(inv.devices); start += inv.perSlice {
+		end := min(start+inv.perSlice, len(inv.devices))
 		devices := make([]resourceapi.Device, 0, end-start)
 		for _, d := range inv.devices[start:end] {
 			devices = append(devices, resourceapi.Device{

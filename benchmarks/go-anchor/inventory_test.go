@@ -12,22 +12,28 @@ func TestNameUUIDMatchesJava(t *testing.T) {
 	}
 }
 
-func TestSlicesStayWithinTheAPILimit(t *testing.T) {
-	for _, n := range []int{0, 1, 128, 129, 1000, 10000} {
-		pool := newInventory("gpu.example.com", "n", n).pool()
-		total := 0
-		for _, s := range pool.Slices {
-			if len(s.Devices) > devicesPerSlice {
-				t.Fatalf("%d devices: a slice has %d devices", n, len(s.Devices))
-			}
-			total += len(s.Devices)
+func TestSlicesHoldAtMostTheChosenCount(t *testing.T) {
+	for _, perSlice := range []int{maxDevicesPerSlice, 64} {
+		for _, n := range []int{0, 1, 64, 65, 128, 129, 1000, 10000} {
+			checkSlices(t, n, perSlice)
 		}
-		if total != n {
-			t.Fatalf("%d devices: published %d", n, total)
+	}
+}
+
+func checkSlices(t *testing.T, n, perSlice int) {
+	pool := newInventory("gpu.example.com", "n", n, perSlice).pool()
+	total := 0
+	for _, s := range pool.Slices {
+		if len(s.Devices) > perSlice {
+			t.Fatalf("%d devices, %d per slice: a slice has %d devices", n, perSlice, len(s.Devices))
 		}
-		if want := max(1, (n+devicesPerSlice-1)/devicesPerSlice); len(pool.Slices) != want {
-			t.Fatalf("%d devices: %d slices, want %d", n, len(pool.Slices), want)
-		}
+		total += len(s.Devices)
+	}
+	if total != n {
+		t.Fatalf("%d devices, %d per slice: published %d", n, perSlice, total)
+	}
+	if want := max(1, (n+perSlice-1)/perSlice); len(pool.Slices) != want {
+		t.Fatalf("%d devices, %d per slice: %d slices, want %d", n, perSlice, len(pool.Slices), want)
 	}
 }
 

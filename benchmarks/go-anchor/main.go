@@ -38,6 +38,7 @@ type options struct {
 	cdiDir       string
 	podUID       string
 	devices      int
+	perSlice     int
 	serialize    bool
 	qps          float64
 	burst        int
@@ -59,6 +60,7 @@ func main() {
 	fs.StringVar(&o.cdiDir, "cdi-dir", kubeletplugin.DefaultCDIDir, "CDI spec directory")
 	fs.StringVar(&o.podUID, "pod-uid", os.Getenv("POD_UID"), "pod UID; set for seamless rolling updates")
 	fs.IntVar(&o.devices, "devices", 8, "number of simulated devices gpu-0 ... gpu-<n-1>")
+	fs.IntVar(&o.perSlice, "devices-per-slice", maxDevicesPerSlice, "devices per ResourceSlice, at most the API's 128 (64: the size dra4j publishes for a driver that reports health)")
 	fs.BoolVar(&o.serialize, "serialize", true, "serialize prepare and unprepare calls (the Go helper's default)")
 	fs.Float64Var(&o.qps, "kube-api-qps", 50, "client rate limit, queries per second")
 	fs.IntVar(&o.burst, "kube-api-burst", 100, "client rate limit, burst")
@@ -73,6 +75,10 @@ func main() {
 	}
 	if o.devices < 0 {
 		fmt.Fprintln(os.Stderr, "--devices must not be negative")
+		os.Exit(2)
+	}
+	if o.perSlice < 1 || o.perSlice > maxDevicesPerSlice {
+		fmt.Fprintf(os.Stderr, "--devices-per-slice must be between 1 and %d\n", maxDevicesPerSlice)
 		os.Exit(2)
 	}
 	if o.pluginDir == "" {
@@ -115,7 +121,7 @@ func run(o options) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
-	inv := newInventory(o.driverName, o.nodeName, o.devices)
+	inv := newInventory(o.driverName, o.nodeName, o.devices, o.perSlice)
 	d, err := newDriver(o.driverName, o.nodeName, inv, client, o.pluginDir, o.cdiDir, o.podUID != "", cancel)
 	if err != nil {
 		return err

@@ -32,6 +32,7 @@ func main() {
 		jvmFlags     = flag.String("jvm-flags", defaultJVMFlags, "the dra4j driver's JVM flags (the DaemonSet's), space-separated; {archive} is the jar's .jsa next to it")
 		altJVMFlags  = flag.String("alt-jvm-flags", "", "JVM flags for a second dra4j driver, dra4j-alt (--only dra4j,dra4j-alt): a JVM lever measured interleaved with the shipped flags, against the same machine's noise; the table then compares the two")
 		goDriver     = flag.String("go-driver", "", "the Go anchor driver binary (benchmarks/go-anchor/build.sh prints it)")
+		goFlags      = flag.String("go-flags", "", "extra flags for the Go anchor driver, space-separated (e.g. --devices-per-slice 64: dra4j's slice size for a driver that reports health)")
 		runs         = flag.Int("runs", 3, "runs per driver, interleaved")
 		pairs        = flag.Int("pairs", 1000, "prepare+unprepare pairs per measured phase")
 		callers      = flag.Int("callers", 8, "concurrent callers of the concurrent phase")
@@ -120,7 +121,8 @@ func main() {
 			label:  "Go",
 			column: "Go helper",
 			command: func(serialized bool) []string {
-				return append([]string{*goDriver, "run", "--serialize=" + strconv.FormatBool(serialized)}, api.goFlags...)
+				cmd := append([]string{*goDriver, "run", "--serialize=" + strconv.FormatBool(serialized)}, api.goFlags...)
+				return append(cmd, strings.Fields(*goFlags)...)
 			},
 		},
 	}
