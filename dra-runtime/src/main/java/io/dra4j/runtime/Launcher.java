@@ -27,11 +27,14 @@ import java.util.Objects;
  * }</pre>
  *
  * <p>Before any command runs, {@link LineLogging} becomes SLF4J's binding (unless the class path
- * brings one), at the level of {@code LOG_LEVEL}; {@code run --log-level} then sets it.
+ * brings one), at the level of {@code LOG_LEVEL}; {@code run --log-level} then sets it. gRPC's
+ * Netty then records no JFR events unless {@code -Dio.grpc.netty.shaded.io.netty.jfr.enabled=true}.
  */
 public final class Launcher {
   /** Usage errors: an unknown command or flag, a bad value. */
   public static final int EXIT_USAGE = 2;
+
+  private static final String NETTY_JFR = "io.grpc.netty.shaded.io.netty.jfr.enabled";
 
   /** One command: its own flags in, an exit status out. */
   @FunctionalInterface
@@ -112,6 +115,12 @@ public final class Launcher {
   public int run(List<String> args, Map<String, String> env, PrintStream out, PrintStream err) {
     // Before anything asks SLF4J for a logger (many classes do when they load).
     LineLogging.install(levelFrom(env));
+    // Before gRPC's Netty loads: its JFR events cost the first connection (the kubelet's
+    // registration) the initialisation of JFR's event classes and about 4 MB of resident memory,
+    // for events only a flight recording with them enabled would keep. Set it to true to have them.
+    if (System.getProperty(NETTY_JFR) == null) {
+      System.setProperty(NETTY_JFR, "false");
+    }
     if (args.isEmpty()) {
       err.println(usage());
       return EXIT_USAGE;

@@ -72,6 +72,26 @@ class LauncherTest {
   }
 
   @Test
+  void nettysFlightRecorderEventsAreOffUnlessAsked() {
+    String key = "io.grpc.netty.shaded.io.netty.jfr.enabled";
+    String before = System.getProperty(key);
+    try {
+      System.clearProperty(key);
+      run("--help");
+      assertThat(System.getProperty(key)).isEqualTo("false");
+      System.setProperty(key, "true");
+      run("--help");
+      assertThat(System.getProperty(key)).isEqualTo("true");
+    } finally {
+      if (before == null) {
+        System.clearProperty(key);
+      } else {
+        System.setProperty(key, before);
+      }
+    }
+  }
+
+  @Test
   void noCommandIsAUsageErrorWithTheHelp() {
     assertThat(run()).isEqualTo(Launcher.EXIT_USAGE);
     assertThat(err()).startsWith("Usage: acme-driver.jar [-h] COMMAND").contains("doctor");
