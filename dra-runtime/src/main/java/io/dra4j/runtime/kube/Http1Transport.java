@@ -321,8 +321,8 @@ final class Http1Transport implements Closeable {
     try {
       SSLSocket s = (SSLSocket) tls.get().createSocket(socket, host, port, true);
       SSLParameters p = s.getSSLParameters();
-      // The server certificate must name the host, as for any https client.
-      p.setEndpointIdentificationAlgorithm("HTTPS");
+      // No endpoint identification here: KubeConfig's trust manager checks that the certificate
+      // names the host (ServerIdentity), without the JDK's load of its whole cacerts file.
       p.setApplicationProtocols(new String[] {"http/1.1"});
       s.setSSLParameters(p);
       s.setSoTimeout((int) Math.max(1, (deadline - System.nanoTime()) / 1_000_000));

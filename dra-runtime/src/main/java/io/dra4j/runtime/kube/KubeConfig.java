@@ -12,9 +12,11 @@ import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.PrivateKey;
+import java.security.cert.CertificateException;
 import java.security.cert.X509Certificate;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,6 +26,8 @@ import java.util.Optional;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLSession;
+import javax.net.ssl.SSLSocket;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
 import javax.net.ssl.X509ExtendedTrustManager;
@@ -450,20 +454,23 @@ public final class KubeConfig {
 
     private SSLContext sslContext() {
       try {
-        TrustManager[] trust = null;
+        TrustManager trust;
         if (insecure) {
-          trust = new TrustManager[] {new TrustAll()};
-        } else if (caPem.isPresent()) {
-          KeyStore ts = KeyStore.getInstance(KeyStore.getDefaultType());
-          ts.load(null, null);
-          int i = 0;
-          for (X509Certificate c : Pem.certificates(caPem.get(), source + " CA")) {
-            ts.setCertificateEntry("ca-" + i++, c);
+          trust = new TrustAll();
+        } else {
+          KeyStore ts = null; // no CA given: the JDK's default trust store
+          if (caPem.isPresent()) {
+            ts = KeyStore.getInstance(KeyStore.getDefaultType());
+            ts.load(null, null);
+            int i = 0;
+            for (X509Certificate c : Pem.certificates(caPem.get(), source + " CA")) {
+              ts.setCertificateEntry("ca-" + i++, c);
+            }
           }
           TrustManagerFactory tmf =
               TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
           tmf.init(ts);
-          trust = tmf.getTrustManagers();
+          trust = new HostChecking(tmf.getTrustManagers());
         }
         javax.net.ssl.KeyManager[] keys = null;
         if (exec.isPresent()) {
@@ -482,11 +489,83 @@ public final class KubeConfig {
           keys = kmf.getKeyManagers();
         }
         SSLContext ctx = SSLContext.getInstance("TLS");
-        ctx.init(keys, trust, null);
+        ctx.init(keys, new TrustManager[] {trust}, null);
         return ctx;
       } catch (GeneralSecurityException | IOException e) {
         throw new IllegalArgumentException(source + ": cannot set up TLS: " + e.getMessage(), e);
       }
+    }
+  }
+
+  /**
+   * The trust store's check of the chain, then {@link ServerIdentity}'s of the host, which replaces
+   * the JDK's HTTPS endpoint identification (the transport sets none, so the delegate skips it).
+   */
+  private static final class HostChecking extends X509ExtendedTrustManager {
+    private final X509ExtendedTrustManager chain;
+
+    HostChecking(TrustManager[] managers) {
+      this.chain =
+          Arrays.stream(managers)
+              .filter(X509ExtendedTrustManager.class::isInstance)
+              .map(X509ExtendedTrustManager.class::cast)
+              .findFirst()
+              .orElseThrow(
+                  () -> new IllegalStateException("the JDK offers no X.509 trust manager"));
+    }
+
+    @Override
+    public void checkServerTrusted(X509Certificate[] certs, String authType, Socket socket)
+        throws CertificateException {
+      chain.checkServerTrusted(certs, authType, socket);
+      SSLSession session = socket instanceof SSLSocket s ? s.getHandshakeSession() : null;
+      ServerIdentity.check(peerHost(session), certs[0]);
+    }
+
+    @Override
+    public void checkServerTrusted(X509Certificate[] certs, String authType, SSLEngine engine)
+        throws CertificateException {
+      chain.checkServerTrusted(certs, authType, engine);
+      ServerIdentity.check(
+          peerHost(engine == null ? null : engine.getHandshakeSession()), certs[0]);
+    }
+
+    /** Without a connection there is no host to check the certificate against: refused. */
+    @Override
+    public void checkServerTrusted(X509Certificate[] certs, String authType)
+        throws CertificateException {
+      throw new CertificateException("a server certificate is only checked on a connection");
+    }
+
+    private static String peerHost(SSLSession session) throws CertificateException {
+      String host = session == null ? null : session.getPeerHost();
+      if (host == null || host.isEmpty()) {
+        throw new CertificateException("the connection names no host to check the certificate of");
+      }
+      return host;
+    }
+
+    @Override
+    public void checkClientTrusted(X509Certificate[] certs, String authType, Socket socket)
+        throws CertificateException {
+      chain.checkClientTrusted(certs, authType, socket);
+    }
+
+    @Override
+    public void checkClientTrusted(X509Certificate[] certs, String authType, SSLEngine engine)
+        throws CertificateException {
+      chain.checkClientTrusted(certs, authType, engine);
+    }
+
+    @Override
+    public void checkClientTrusted(X509Certificate[] certs, String authType)
+        throws CertificateException {
+      chain.checkClientTrusted(certs, authType);
+    }
+
+    @Override
+    public X509Certificate[] getAcceptedIssuers() {
+      return chain.getAcceptedIssuers();
     }
   }
 

@@ -202,6 +202,25 @@ class KubeConfigTest {
   }
 
   @Test
+  void aServerCertificateNamingTheHostByDnsNameIsAccepted() throws Exception {
+    try (TlsFixture named =
+        new TlsFixture(Files.createDirectories(dir.resolve("named")), "dns:LocalHost")) {
+      URI ip = named.start();
+      URI byName = URI.create("https://localhost:" + ip.getPort());
+      String ca = "    certificate-authority-data: " + b64(TlsFixture.certPem(named.server)) + "\n";
+      assertThat(getOnce(kubeconfig(byName, ca, "    token: t\n")).metadata().name())
+          .isEqualTo("n1");
+      // the same server by its address, which the certificate does not name
+      assertThatThrownBy(() -> getOnce(kubeconfig(ip, ca, "    token: t\n")))
+          .isInstanceOfSatisfying(
+              KubeException.class,
+              e ->
+                  assertThat(e.getMessage())
+                      .contains("certificate is for [LocalHost], not for 127.0.0.1"));
+    }
+  }
+
+  @Test
   void insecureSkipTlsVerifyIsRefusedUnlessAllowed() throws Exception {
     Path f = kubeconfig("    insecure-skip-tls-verify: true\n", "    token: t\n");
     assertThatThrownBy(() -> KubeConfig.fromKubeconfig(f))

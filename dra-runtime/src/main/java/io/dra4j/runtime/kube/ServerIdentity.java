@@ -1,0 +1,126 @@
+package io.dra4j.runtime.kube;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.security.cert.CertificateException;
+import java.security.cert.CertificateParsingException;
+import java.security.cert.X509Certificate;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * Whether a server certificate names the host the client connected to, decided as Go's crypto/x509
+ * (and so kubectl) decides: from the subject alternative names only, never the common name; a host
+ * that is an IP address against the IP names; a DNS host against the DNS names, case-insensitively,
+ * with a wildcard only as a whole leftmost label that stands for exactly one label.
+ *
+ * <p>The JDK's own check (HTTPS endpoint identification) first loads the JDK's whole cacerts file
+ * to learn whether the chain ends at a public CA, on the first handshake of the process: 100-200 ms
+ * of a cold JVM that the first prepare after a start waited for, behind a class initialisation
+ * lock.
+ */
+final class ServerIdentity {
+  private static final int DNS_NAME = 2;
+  private static final int IP_ADDRESS = 7;
+  private static final Pattern IPV4 = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
+  private static final Pattern IPV6 = Pattern.compile("[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*(%.+)?");
+
+  private ServerIdentity() {}
+
+  /** Throws when the certificate does not name {@code host}, saying which names it has. */
+  static void check(String host, X509Certificate certificate) throws CertificateException {
+    List<String> dns = new ArrayList<>();
+    List<String> ips = new ArrayList<>();
+    Collection<List<?>> names;
+    try {
+      names = certificate.getSubjectAlternativeNames();
+    } catch (CertificateParsingException e) {
+      throw new CertificateException(
+          "the server's certificate has unreadable subject alternative names: " + e.getMessage(),
+          e);
+    }
+    if (names != null) {
+      for (List<?> name : names) {
+        if (name.size() >= 2 && name.get(1) instanceof String value) {
+          int type = (Integer) name.get(0);
+          if (type == DNS_NAME) {
+            dns.add(value);
+          } else if (type == IP_ADDRESS) {
+            ips.add(value);
+          }
+        }
+      }
+    }
+    if (!matches(host, dns, ips)) {
+      List<String> all = new ArrayList<>(dns);
+      all.addAll(ips);
+      throw new CertificateException(
+          "the server's certificate is for "
+              + (all.isEmpty() ? "no host (it has no DNS or IP subject alternative names)" : all)
+              + ", not for "
+              + host
+              + " (its common name does not count, as for kubectl)");
+    }
+  }
+
+  /** The rule itself, on the certificate's DNS and IP names. */
+  static boolean matches(String host, List<String> dnsNames, List<String> ipAddresses) {
+    Optional<InetAddress> ip = ipLiteral(host);
+    if (ip.isPresent()) {
+      return ipAddresses.stream().map(ServerIdentity::ipLiteral).anyMatch(ip::equals);
+    }
+    String h = normalize(host);
+    if (h.isEmpty()) {
+      return false;
+    }
+    for (String name : dnsNames) {
+      String pattern = normalize(name);
+      if (pattern.equals(h)) {
+        return true;
+      }
+      if (pattern.startsWith("*.") && pattern.length() > 2) {
+        String rest = pattern.substring(1); // ".example.com"
+        int label = h.length() - rest.length();
+        if (label > 0 && h.endsWith(rest) && h.lastIndexOf('.', label - 1) < 0) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /**
+   * An IPv4 or IPv6 literal as an address, never a DNS lookup: IPv4 is parsed here (the JDK would
+   * look up {@code 999.1.1.1} as a name); IPv6 only reaches the JDK's parser as a literal (URI
+   * validates the host's brackets, and the JDK writes IP names in full form).
+   */
+  private static Optional<InetAddress> ipLiteral(String s) {
+    String v = s.startsWith("[") && s.endsWith("]") ? s.substring(1, s.length() - 1) : s;
+    try {
+      if (IPV4.matcher(v).matches()) {
+        String[] parts = v.split("\\.");
+        byte[] b = new byte[4];
+        for (int i = 0; i < 4; i++) {
+          int octet = Integer.parseInt(parts[i]);
+          if (octet > 255) {
+            return Optional.empty();
+          }
+          b[i] = (byte) octet;
+        }
+        return Optional.of(InetAddress.getByAddress(b));
+      }
+      return IPV6.matcher(v).matches() ? Optional.of(InetAddress.getByName(v)) : Optional.empty();
+    } catch (UnknownHostException e) {
+      return Optional.empty();
+    }
+  }
+
+  private static String normalize(String name) {
+    String n = name.toLowerCase(Locale.ROOT);
+    return n.endsWith(".") ? n.substring(0, n.length() - 1) : n;
+  }
+}
