@@ -9,7 +9,6 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -154,15 +153,7 @@ class HttpKubeClientWatchTest {
   }
 
   private <T> Recorder<T> watch(ResourceType<T> type) throws Exception {
-    Path f = dir.resolve("kubeconfig");
-    Files.writeString(
-        f,
-        "apiVersion: v1\nkind: Config\ncurrent-context: x\n"
-            + "clusters: [{name: c, cluster: {server: 'http://127.0.0.1:"
-            + server.getAddress().getPort()
-            + "'}}]\n"
-            + "contexts: [{name: x, context: {cluster: c, user: u}}]\n"
-            + "users: [{name: u, user: {token: t}}]\n");
+    Path f = PlainKubeconfig.write(dir.resolve("kubeconfig"), server.getAddress().getPort(), "t");
     Recorder<T> r = new Recorder<>();
     HttpKubeClient client = KubeClients.fromKubeconfig(f);
     client.watch(type, "", ListOptions.ALL, r);

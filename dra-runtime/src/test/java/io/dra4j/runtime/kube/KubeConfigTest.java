@@ -506,15 +506,9 @@ class KubeConfigTest {
         });
     http.start();
     try {
-      Path f = dir.resolve("http-kubeconfig");
-      Files.writeString(
-          f,
-          "apiVersion: v1\nkind: Config\ncurrent-context: x\n"
-              + "clusters: [{name: c, cluster: {server: 'http://127.0.0.1:"
-              + http.getAddress().getPort()
-              + "'}}]\n"
-              + "contexts: [{name: x, context: {cluster: c, user: u}}]\n"
-              + "users: [{name: u, user: {token: plain}}]\n");
+      Path f =
+          PlainKubeconfig.write(
+              dir.resolve("http-kubeconfig"), http.getAddress().getPort(), "plain");
       try (HttpKubeClient c = KubeClients.fromKubeconfig(f)) {
         Node n = c.get(Node.TYPE, "", "n1");
         assertThat(n.kind()).isEqualTo("Node");
