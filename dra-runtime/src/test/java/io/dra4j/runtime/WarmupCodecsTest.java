@@ -36,4 +36,14 @@ class WarmupCodecsTest {
         .containsExactly("d");
     assertThat(claim.status().reservedFor()).hasSize(1);
   }
+
+  @Test
+  void theKubeletMessagesReadBackWhatWasWritten() throws Exception {
+    var response = Warmup.primeKubeletMessages();
+    assertThat(response.getClaimsMap()).containsOnlyKeys("u");
+    var device = response.getClaimsMap().get("u").getDevices(0);
+    assertThat(device.getDeviceName()).isEqualTo("d");
+    assertThat(device.getCdiDeviceIdsList()).containsExactly("warm-up.dra4j.io/claim=u-d");
+    assertThat(device.getShareId()).isEqualTo("s");
+  }
 }
