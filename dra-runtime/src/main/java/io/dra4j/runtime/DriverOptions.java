@@ -4,13 +4,13 @@ import io.dra4j.api.device.TaintEffect;
 import io.dra4j.api.provider.ProviderContext;
 import io.dra4j.runtime.cdi.CdiSpecWriter;
 import io.dra4j.runtime.extendedresource.ExtendedResourceGuard;
+import io.dra4j.runtime.internal.IpLiteral;
 import io.dra4j.runtime.internal.health.HealthHub;
 import io.dra4j.runtime.internal.kubelet.SocketNames;
 import io.dra4j.runtime.kube.HttpKubeClient;
 import io.dra4j.runtime.logging.LineLogging;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
@@ -22,7 +22,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.regex.Pattern;
 import org.slf4j.event.Level;
 
 /**
@@ -462,42 +461,19 @@ public record DriverOptions(
         .orElseGet(() -> new InetSocketAddress(healthPort));
   }
 
-  private static final Pattern IPV4 =
-      Pattern.compile("(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})");
-  private static final Pattern IPV6 = Pattern.compile("[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*");
-
   /**
    * An IP address as written, never a host name: a name would be resolved once, at start, to
    * whichever of its addresses came first, and the port would listen somewhere nobody asked for.
    */
   private static InetAddress ipAddress(String text) {
-    String value = text.trim();
-    if (value.startsWith("[") && value.endsWith("]")) {
-      value = value.substring(1, value.length() - 1);
-    }
-    boolean literal;
-    var v4 = IPV4.matcher(value);
-    if (v4.matches()) {
-      literal = true;
-      for (int i = 1; i <= 4; i++) {
-        literal &= Integer.parseInt(v4.group(i)) <= 255;
-      }
-    } else {
-      // Only hex digits, colons and an embedded IPv4 part: InetAddress parses it without a lookup.
-      literal = IPV6.matcher(value).matches();
-    }
-    try {
-      if (literal) {
-        return InetAddress.getByName(value);
-      }
-    } catch (UnknownHostException e) {
-      // not an address after all: the error below
-    }
-    throw new IllegalArgumentException(
-        "flag --health-address \""
-            + text
-            + "\" must be an IP address such as 127.0.0.1, ::1 or the pod's IP (a host name is not"
-            + " resolved)");
+    return IpLiteral.parse(text.trim())
+        .orElseThrow(
+            () ->
+                new IllegalArgumentException(
+                    "flag --health-address \""
+                        + text
+                        + "\" must be an IP address such as 127.0.0.1, ::1 or the pod's IP (a host"
+                        + " name is not resolved)"));
   }
 
   private static Optional<Flag> find(String name) {

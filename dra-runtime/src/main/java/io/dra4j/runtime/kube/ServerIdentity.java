@@ -1,7 +1,7 @@
 package io.dra4j.runtime.kube;
 
+import io.dra4j.runtime.internal.IpLiteral;
 import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.security.cert.CertificateException;
 import java.security.cert.CertificateParsingException;
 import java.security.cert.X509Certificate;
@@ -10,7 +10,6 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.regex.Pattern;
 
 /**
  * Whether a server certificate names the host the client connected to, decided as Go's crypto/x509
@@ -26,8 +25,6 @@ import java.util.regex.Pattern;
 final class ServerIdentity {
   private static final int DNS_NAME = 2;
   private static final int IP_ADDRESS = 7;
-  private static final Pattern IPV4 = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
-  private static final Pattern IPV6 = Pattern.compile("[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*(%.+)?");
 
   private ServerIdentity() {}
 
@@ -69,9 +66,9 @@ final class ServerIdentity {
 
   /** The rule itself, on the certificate's DNS and IP names. */
   static boolean matches(String host, List<String> dnsNames, List<String> ipAddresses) {
-    Optional<InetAddress> ip = ipLiteral(host);
+    Optional<InetAddress> ip = IpLiteral.parse(host);
     if (ip.isPresent()) {
-      return ipAddresses.stream().map(ServerIdentity::ipLiteral).anyMatch(ip::equals);
+      return ipAddresses.stream().map(IpLiteral::parse).anyMatch(ip::equals);
     }
     String h = normalize(host);
     if (h.isEmpty()) {
@@ -91,32 +88,6 @@ final class ServerIdentity {
       }
     }
     return false;
-  }
-
-  /**
-   * An IPv4 or IPv6 literal as an address, never a DNS lookup: IPv4 is parsed here (the JDK would
-   * look up {@code 999.1.1.1} as a name); IPv6 only reaches the JDK's parser as a literal (URI
-   * validates the host's brackets, and the JDK writes IP names in full form).
-   */
-  private static Optional<InetAddress> ipLiteral(String s) {
-    String v = s.startsWith("[") && s.endsWith("]") ? s.substring(1, s.length() - 1) : s;
-    try {
-      if (IPV4.matcher(v).matches()) {
-        String[] parts = v.split("\\.");
-        byte[] b = new byte[4];
-        for (int i = 0; i < 4; i++) {
-          int octet = Integer.parseInt(parts[i]);
-          if (octet > 255) {
-            return Optional.empty();
-          }
-          b[i] = (byte) octet;
-        }
-        return Optional.of(InetAddress.getByAddress(b));
-      }
-      return IPV6.matcher(v).matches() ? Optional.of(InetAddress.getByName(v)) : Optional.empty();
-    } catch (UnknownHostException e) {
-      return Optional.empty();
-    }
   }
 
   private static String normalize(String name) {
