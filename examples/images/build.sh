@@ -14,9 +14,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 example="${1:?usage: $0 fake-driver|nvidia-driver}"
 case "$example" in
-  fake-driver) jar=fake-dra-driver; train=(demo --quiet) ;;
-  # Without a GPU and NVML the driver cannot discover; its launcher and flag parsing still load.
-  nvidia-driver) jar=nvidia-dra-driver; train=(run --help) ;;
+  fake-driver) jar=fake-dra-driver ;;
+  nvidia-driver) jar=nvidia-dra-driver ;;
   *) echo "unknown example $example" >&2; exit 2 ;;
 esac
 target="examples/$example/target"
@@ -24,6 +23,15 @@ test -f "$target/$jar.jar" || { echo "build the jar first: ./mvnw -pl examples/$
 version="$(sed -n 's/^appVersion: "\(.*\)"/\1/p' "examples/$example/chart/Chart.yaml")"
 # The DaemonSet's JVM flags (chart/templates/daemonset.yaml); training runs with the same ones.
 jvm=(-XX:+UseSerialGC -XX:MaxRAMPercentage=50 -XX:TieredStopAtLevel=1 -Xss512k)
+driver=(/usr/bin/java "${jvm[@]}" -XX:ArchiveClassesAtExit="/app/$jar.jsa" -jar "/app/$jar.jar")
+case "$example" in
+  # `train` runs the driver's `run` in a process of its own, called as a node calls it, against
+  # the test kit's API server and kubelet simulator, then stops it with SIGTERM: the archive holds
+  # the node's path and none of the test kit.
+  fake-driver) training=(/usr/bin/java -jar "/app/$jar.jar" train -- "${driver[@]}" run) ;;
+  # Without a GPU and NVML the driver cannot discover; its launcher and flag parsing still load.
+  nvidia-driver) training=("${driver[@]}" run --help) ;;
+esac
 
 # --- base: Debian 12 + its JRE, cached by the JRE's version ---
 jre="$(apt-cache policy openjdk-17-jre-headless | sed -n 's/^ *Candidate: //p')"
@@ -62,8 +70,7 @@ touch -d @1 "$work/app/app/$jar.jar"
 tar -C "$work/root" -xf "$base/base.tar"
 cp -a "$work/app/app" "$work/root/app"
 unshare --mount --pid --fork --mount-proc="$work/root/proc" chroot "$work/root" \
-  /usr/bin/java "${jvm[@]}" -XX:ArchiveClassesAtExit="/app/$jar.jsa" -jar "/app/$jar.jar" "${train[@]}" \
-  >"$target/image-cds-training.log" 2>&1 || { tail -20 "$target/image-cds-training.log" >&2; exit 1; }
+  "${training[@]}" >"$target/image-cds-training.log" 2>&1 || { tail -20 "$target/image-cds-training.log" >&2; exit 1; }
 cp "$work/root/app/$jar.jsa" "$work/app/app/$jar.jsa"
 touch -d @1 "$work/app/app" "$work/app/app/$jar.jsa"
 tar --numeric-owner --owner=0 --group=0 --mtime=@1 -C "$work/app" -cf "$work/app.tar" ./app

@@ -43,5 +43,11 @@ check "CDS archive in use" "$main source: shared objects file (top)" \
   "${podman[@]}" "${run[@]}" --entrypoint java "$image" \
   -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:SharedArchiveFile="/app/$jar.jsa" -Xshare:on \
   -Xlog:class+load=info -jar "/app/$jar.jar" "${help[@]}"
+if [ "$example" = fake-driver ]; then
+  # `train` went through the node's path: the API client and the kubelet's messages are archived.
+  check "the run path in the archive" "io.dra4j.proto.dra.v1.NodePrepareResourcesRequest app_loader" \
+    "${podman[@]}" "${run[@]}" --entrypoint java "$image" \
+    -XX:SharedArchiveFile="/app/$jar.jsa" -XX:+PrintSharedArchiveAndExit -jar "/app/$jar.jar"
+fi
 "${podman[@]}" rmi -f "$image" >/dev/null 2>&1 || true
 exit "$failed"

@@ -10,9 +10,10 @@
 # is Debian 12 with its openjdk-17-jre-headless (security updates applied), built once per JRE
 # version under $HOME/.cache/dra4j/base-debian12-jre17-<version>/ (a few minutes the first time).
 # The application layer holds /app/<jar>.jar and /app/<jar>.jsa, a class-data-sharing archive made
-# by the base's own JVM for that very jar path (a chroot into the base runs `dev --once`: the test
-# kit's API server, the driver publishing and registering with the kubelet simulator), so the
-# chart's -XX:SharedArchiveFile maps it instead of being refused.
+# by the base's own JVM for that very jar path (a chroot into the base runs `train`: the driver's
+# `run` in a process of its own, registering with the test kit's kubelet simulator and publishing
+# to its API server, then SIGTERM), so the chart's -XX:SharedArchiveFile maps it instead of being
+# refused.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jar="$(sed -n 's:^  <artifactId>\(.*\)</artifactId>$:\1:p' pom.xml | head -n 1)"
@@ -26,8 +27,9 @@ test -f "target/$jar.jar" || { echo "build the jar first: mvn package" >&2; exit
 test "$(id -u)" = 0 || { echo "run as root (debootstrap and chroot): sudo $0" >&2; exit 1; }
 # The chart's JVM flags (chart/templates/daemonset.yaml); training runs with the same ones.
 jvm=(-XX:+UseSerialGC -XX:MaxRAMPercentage=50 -XX:TieredStopAtLevel=1 -Xss512k)
-# No --claim: the chroot has no /dev, and a prepare checks the device nodes a device names.
-train=(dev --once)
+# --pairs 0: the chroot has no /dev, and a prepare checks the device nodes a device names.
+training=(/usr/bin/java -jar "/app/$jar.jar" train --pairs 0 --
+  /usr/bin/java "${jvm[@]}" -XX:ArchiveClassesAtExit="/app/$jar.jsa" -jar "/app/$jar.jar" run)
 
 # --- base: Debian 12 + its JRE, cached by the JRE's version ---
 jre="$(apt-cache policy openjdk-17-jre-headless | sed -n 's/^ *Candidate: //p')"
@@ -66,8 +68,7 @@ touch -d @1 "$work/app/app/$jar.jar"
 tar -C "$work/root" -xf "$base/base.tar"
 cp -a "$work/app/app" "$work/root/app"
 unshare --mount --pid --fork --mount-proc="$work/root/proc" chroot "$work/root" \
-  /usr/bin/java "${jvm[@]}" -XX:ArchiveClassesAtExit="/app/$jar.jsa" -jar "/app/$jar.jar" "${train[@]}" \
-  >"target/image-cds-training.log" 2>&1 || { tail -20 "target/image-cds-training.log" >&2; exit 1; }
+  "${training[@]}" >"target/image-cds-training.log" 2>&1 || { tail -20 "target/image-cds-training.log" >&2; exit 1; }
 cp "$work/root/app/$jar.jsa" "$work/app/app/$jar.jsa"
 touch -d @1 "$work/app/app" "$work/app/app/$jar.jsa"
 tar --numeric-owner --owner=0 --group=0 --mtime=@1 -C "$work/app" -cf "$work/app.tar" ./app

@@ -3,12 +3,13 @@ package ${package};
 import io.dra4j.runtime.Launcher;
 import io.dra4j.runtime.extendedresource.DeviceClassGenerator;
 import io.dra4j.testkit.dev.DevCommand;
+import io.dra4j.testkit.training.TrainCommand;
 import java.util.Map;
 
 /**
- * {@code java -jar ${artifactId}.jar run|dev|deviceclass|doctor ...}: the driver (in a DaemonSet),
- * the same driver on this machine against the test kit (no cluster), its DeviceClass, and the
- * migration doctor. {@code --help} lists the commands, {@code COMMAND --help} their flags.
+ * {@code java -jar ${artifactId}.jar run|dev|train|deviceclass|doctor ...}: the driver (in a
+ * DaemonSet), the same driver on this machine against the test kit (no cluster), the image build's
+ * training run, its DeviceClass, and the migration doctor. {@code --help} lists the commands, {@code COMMAND --help} their flags.
  */
 public final class Main {
   /** The driver name when neither --driver-name nor DRIVER_NAME says otherwise. */
@@ -24,6 +25,11 @@ public final class Main {
             "the driver on this machine with the test kit's API server and kubelet simulator;"
                 + " --claim prepares one claim",
             DevCommand::run)
+        .command(
+            "train",
+            "the JVM's training run for the image: the driver's command line after -- against"
+                + " the test kit's API server and kubelet simulator, then SIGTERM",
+            TrainCommand::run)
         .command(
             DeviceClassGenerator.COMMAND,
             "print the DeviceClass for this driver's devices (extendedResourceName "

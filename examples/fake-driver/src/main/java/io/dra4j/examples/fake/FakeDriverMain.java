@@ -2,14 +2,15 @@ package io.dra4j.examples.fake;
 
 import io.dra4j.runtime.Launcher;
 import io.dra4j.testkit.dev.DevCommand;
+import io.dra4j.testkit.training.TrainCommand;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.Map;
 
 /**
- * {@code java -jar fake-dra-driver.jar run|dev|demo|deviceclass|doctor ...}: the fake DRA driver,
- * the same driver on this machine against the test kit, the no-cluster demo, a DeviceClass
- * generator, and the migration doctor.
+ * {@code java -jar fake-dra-driver.jar run|dev|demo|train|deviceclass|doctor ...}: the fake DRA
+ * driver, the same driver on this machine against the test kit, the no-cluster demo, the image
+ * build's training run, a DeviceClass generator, and the migration doctor.
  */
 public final class FakeDriverMain {
   /** The driver name when neither --driver-name nor DRIVER_NAME says otherwise. */
@@ -33,7 +34,12 @@ public final class FakeDriverMain {
             "demo",
             "the whole Kubernetes 1.37 story on this machine, no cluster needed (--keep leaves"
                 + " everything running)",
-            (args, defaults, env, out, err) -> FakeDemo.run(args, out, err));
+            (args, defaults, env, out, err) -> FakeDemo.run(args, out, err))
+        .command(
+            "train",
+            "the JVM's training run for the image: the driver's command line after -- against"
+                + " the test kit's API server and kubelet simulator, then SIGTERM",
+            TrainCommand::run);
   }
 
   static int run(List<String> args, Map<String, String> env, PrintStream out, PrintStream err) {

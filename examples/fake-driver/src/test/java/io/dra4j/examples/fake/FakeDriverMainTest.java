@@ -31,7 +31,7 @@ class FakeDriverMainTest {
   void helpListsEveryCommand() {
     assertThat(run(Map.of(), "--help")).isZero();
     assertThat(out()).contains("Usage: fake-dra-driver.jar [-h] COMMAND");
-    for (String command : List.of("run", "doctor", "dev", "demo", "deviceclass")) {
+    for (String command : List.of("run", "doctor", "dev", "demo", "train", "deviceclass")) {
       assertThat(out()).containsPattern("(?m)^  " + command + " +\\S");
     }
   }
