@@ -31,6 +31,7 @@ func main() {
 		driverJar    = flag.String("driver-jar", "examples/fake-driver/target/fake-dra-driver.jar", "dra4j's fake driver")
 		jvmFlags     = flag.String("jvm-flags", defaultJVMFlags, "the dra4j driver's JVM flags (the DaemonSet's), space-separated; {archive} is the jar's .jsa next to it")
 		altJVMFlags  = flag.String("alt-jvm-flags", "", "JVM flags for a second dra4j driver, dra4j-alt (--only dra4j,dra4j-alt): a JVM lever measured interleaved with the shipped flags, against the same machine's noise; the table then compares the two")
+		altJava      = flag.String("alt-java", "", "the JVM of dra4j-alt (default: --java), e.g. another JDK's bin/java")
 		goDriver     = flag.String("go-driver", "", "the Go anchor driver binary (benchmarks/go-anchor/build.sh prints it)")
 		goFlags      = flag.String("go-flags", "", "extra flags for the Go anchor driver, space-separated (e.g. --devices-per-slice 64: dra4j's slice size for a driver that reports health)")
 		runs         = flag.Int("runs", 3, "runs per driver, interleaved")
@@ -97,13 +98,13 @@ func main() {
 	}
 
 	archive := strings.TrimSuffix(*driverJar, ".jar") + ".jsa"
-	dra4j := func(label, column, jvmFlags string) driverKind {
+	dra4j := func(label, column, java, jvmFlags string) driverKind {
 		flags := strings.Fields(strings.ReplaceAll(jvmFlags, "{archive}", archive))
 		return driverKind{
 			label:  label,
 			column: column,
 			command: func(serialized bool) []string {
-				cmd := append([]string{*java}, flags...)
+				cmd := append([]string{java}, flags...)
 				if serialized {
 					// dra4j serializes calls unless the provider is thread-safe; the fake provider
 					// says it is unless this property says otherwise.
@@ -115,8 +116,8 @@ func main() {
 		}
 	}
 	drivers := map[string]driverKind{
-		"dra4j":     dra4j("dra4j", "dra4j", *jvmFlags),
-		"dra4j-alt": dra4j("dra4j-alt", "dra4j, --alt-jvm-flags", *altJVMFlags),
+		"dra4j":     dra4j("dra4j", "dra4j", *java, *jvmFlags),
+		"dra4j-alt": dra4j("dra4j-alt", "dra4j, --alt-jvm-flags", firstOf(*altJava, *java), *altJVMFlags),
 		"go": {
 			label:  "Go",
 			column: "Go helper",
@@ -181,6 +182,13 @@ func main() {
 // The container flags of examples/fake-driver/deploy/daemonset.yaml; -XX:MaxRAM stands in for its
 // 160Mi memory limit, from which the JVM sizes its heap.
 const defaultJVMFlags = "-XX:MaxRAM=160m -XX:+UseSerialGC -XX:MaxRAMPercentage=50 -XX:TieredStopAtLevel=1 -Xss512k -XX:SharedArchiveFile={archive} -Xshare:auto"
+
+func firstOf(value, fallback string) string {
+	if value != "" {
+		return value
+	}
+	return fallback
+}
 
 func reversed(k []driverKind) []driverKind {
 	out := make([]driverKind, len(k))
