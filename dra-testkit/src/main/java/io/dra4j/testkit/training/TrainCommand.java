@@ -4,11 +4,15 @@ import io.dra4j.api.claim.ClaimRef;
 import io.dra4j.runtime.DriverOptions;
 import io.dra4j.runtime.extendedresource.DeviceClassGenerator;
 import io.dra4j.runtime.files.AtomicFiles;
+import io.dra4j.runtime.kube.DeviceClaim;
 import io.dra4j.runtime.kube.DeviceClass;
+import io.dra4j.runtime.kube.DeviceRequest;
+import io.dra4j.runtime.kube.ExactDeviceRequest;
 import io.dra4j.runtime.kube.HttpKubeClient;
 import io.dra4j.runtime.kube.KubeJson;
 import io.dra4j.runtime.kube.ObjectMeta;
 import io.dra4j.runtime.kube.ResourceClaim;
+import io.dra4j.runtime.kube.ResourceClaimSpec;
 import io.dra4j.runtime.kube.ResourceSlice;
 import io.dra4j.testkit.allocator.ClusterAllocator;
 import io.dra4j.testkit.allocator.UnsatisfiableClaimException;
@@ -296,20 +300,13 @@ public final class TrainCommand implements Callable<Integer> {
       String name = "training-" + i;
       client.create(
           ResourceClaim.TYPE,
-          KubeJson.yaml()
-              .readValue(
-                  String.join(
-                      "\n",
-                      "apiVersion: resource.k8s.io/v1",
-                      "kind: ResourceClaim",
-                      "metadata: {name: " + name + ", namespace: " + NAMESPACE + "}",
-                      "spec:",
-                      "  devices:",
-                      "    requests:",
-                      "    - name: device",
-                      "      exactly: {deviceClassName: " + driverName + "}",
-                      ""),
-                  ResourceClaim.class));
+          ResourceClaim.of(
+              ObjectMeta.named(NAMESPACE, name),
+              ResourceClaimSpec.of(
+                  DeviceClaim.of(
+                      List.of(
+                          DeviceRequest.exactly(
+                              "device", ExactDeviceRequest.of(driverName, 1)))))));
       try {
         allocated.add(allocator.allocateClaim(NAMESPACE, name, nodeName).claim());
       } catch (UnsatisfiableClaimException noDeviceLeft) {

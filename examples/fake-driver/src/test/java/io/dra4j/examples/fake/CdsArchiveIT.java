@@ -4,37 +4,31 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** The class-data-sharing archive the build makes is valid and actually used. */
 class CdsArchiveIT {
+  private static final String JAR = System.getProperty("dra4j.jar");
+  private static final String ARCHIVE = System.getProperty("dra4j.cds");
 
   @Test
   void theDriverLoadsItsClassesFromTheArchive() throws Exception {
-    Path jar = Path.of(System.getProperty("dra4j.jar"));
-    Path archive = Path.of(System.getProperty("dra4j.cds"));
-    assertThat(archive).exists();
+    assertThat(Path.of(ARCHIVE)).exists();
     // -Xshare:on fails instead of silently falling back when the archive cannot be mapped.
-    Process p =
-        new ProcessBuilder(
-                List.of(
-                    Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-Xshare:on",
-                    "-XX:SharedArchiveFile=" + archive,
-                    "-Xlog:class+load=info",
-                    "-jar",
-                    jar.toString(),
-                    "--help"))
-            .redirectErrorStream(true)
-            .start();
-    String out = new String(p.getInputStream().readAllBytes());
-    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-    assertThat(p.exitValue()).as(out).isZero();
+    String out =
+        java(
+            "-Xshare:on",
+            "-XX:SharedArchiveFile=" + ARCHIVE,
+            "-Xlog:class+load=info",
+            "-jar",
+            JAR,
+            "--help");
     assertThat(out)
         .contains("io.dra4j.examples.fake.FakeDriverMain source: shared objects file (top)");
-    assertThat(Files.size(archive)).isGreaterThan(1 << 20);
+    assertThat(Files.size(Path.of(ARCHIVE))).isGreaterThan(1 << 20);
   }
 
   /**
@@ -44,18 +38,8 @@ class CdsArchiveIT {
    */
   @Test
   void theArchiveHoldsTheRunPathAndNoneOfTheTestKit() throws Exception {
-    Process p =
-        new ProcessBuilder(
-                List.of(
-                    Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-XX:SharedArchiveFile=" + System.getProperty("dra4j.cds"),
-                    "-XX:+PrintSharedArchiveAndExit",
-                    "-jar",
-                    System.getProperty("dra4j.jar")))
-            .redirectErrorStream(true)
-            .start();
-    String listing = new String(p.getInputStream().readAllBytes());
-    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    String listing =
+        java("-XX:SharedArchiveFile=" + ARCHIVE, "-XX:+PrintSharedArchiveAndExit", "-jar", JAR);
     assertThat(listing)
         .contains(
             "io.dra4j.runtime.DriverMain ",
@@ -68,5 +52,17 @@ class CdsArchiveIT {
             "io.dra4j.testkit.apiserver.",
             "io.dra4j.testkit.kubelet.",
             "io.dra4j.testkit.allocator.ClusterAllocator ");
+  }
+
+  /** Runs this JVM's {@code java} with {@code args}; its output, once it exited with 0. */
+  private static String java(String... args) throws Exception {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(List.of(args));
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes());
+    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(p.exitValue()).as(out).isZero();
+    return out;
   }
 }
