@@ -131,13 +131,29 @@ public final class HttpKubeClient implements KubeClient {
       throws KubeException {
     String path = type.collectionPath(namespace);
     byte[] body = call(Verb.LIST, type.plural(), path, listQuery(options, false), null, null);
-    try {
-      JsonNode root = json.readTree(body);
-      List<T> items = new ArrayList<>();
-      for (JsonNode item : root.path("items")) {
-        items.add(json.treeToValue(item, type.javaType()));
+    // One pass: each item straight into its record, with no JSON tree of the list first.
+    try (JsonParser p = json.createParser(body)) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        throw new IOException("the list is not a JSON object");
       }
-      return new KubeList<>(items, root.path("metadata").path("resourceVersion").asText(""));
+      ObjectReader reader = json.readerFor(type.javaType());
+      List<T> items = new ArrayList<>();
+      String resourceVersion = "";
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String field = p.currentName();
+        JsonToken value = p.nextToken();
+        if (field.equals("items") && value == JsonToken.START_ARRAY) {
+          while (p.nextToken() != JsonToken.END_ARRAY) {
+            items.add(reader.readValue(p));
+          }
+        } else if (field.equals("metadata") && value == JsonToken.START_OBJECT) {
+          JsonNode metadata = p.readValueAsTree();
+          resourceVersion = metadata.path("resourceVersion").asText("");
+        } else {
+          p.skipChildren();
+        }
+      }
+      return new KubeList<>(items, resourceVersion);
     } catch (IOException e) {
       throw new KubeException(
           200,

@@ -1,6 +1,7 @@
 package io.dra4j.runtime.kube;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.groups.Tuple.tuple;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -21,10 +22,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * How the client reads a watch stream, line by line as a server sends it: the events an informer
- * sees, whatever order the fields of an event come in, and how a stream ends.
+ * How the client reads what a server sends: a watch stream, line by line (the events an informer
+ * sees, whatever order the fields of an event come in, and how a stream ends), and a list.
  */
-class HttpKubeClientWatchTest {
+class HttpKubeClientDecodeTest {
   @TempDir Path dir;
   private HttpServer server;
   private volatile String stream = "";
@@ -152,10 +153,69 @@ class HttpKubeClientWatchTest {
     assertThat(end.get().getMessage()).contains("a watch event is not a JSON object");
   }
 
+  @Test
+  void aListIsDecodedWhateverTheOrderOfItsFields() throws Exception {
+    stream =
+        "{\"kind\":\"ResourceSliceList\",\"apiVersion\":\"resource.k8s.io/v1\",\"items\":["
+            + slice("5", "[{\"name\":\"gpu-0\"}]")
+            + ","
+            + slice("6", "[]")
+            + "],\"extra\":{\"ignored\":[1,{\"x\":2}]},"
+            + "\"metadata\":{\"resourceVersion\":\"9\",\"continue\":\"\"}}";
+    try (HttpKubeClient client = client()) {
+      KubeList<ResourceSlice> list = client.list(ResourceSlice.TYPE, "", ListOptions.ALL);
+      assertThat(list.resourceVersion()).isEqualTo("9");
+      assertThat(list.items())
+          .extracting(s -> s.metadata().resourceVersion())
+          .containsExactly("5", "6");
+      assertThat(list.items().get(0).spec().devices().get(0).name()).isEqualTo("gpu-0");
+    }
+  }
+
+  @Test
+  void anEmptyListAndATreeTypedList() throws Exception {
+    ResourceType<JsonNode> raw =
+        new ResourceType<>(
+            "resource.k8s.io", "v1", "resourceslices", "ResourceSlice", false, JsonNode.class);
+    try (HttpKubeClient client = client()) {
+      stream = "{\"metadata\":{\"resourceVersion\":\"3\"},\"items\":null}";
+      KubeList<ResourceSlice> empty = client.list(ResourceSlice.TYPE, "", ListOptions.ALL);
+      assertThat(empty.items()).isEmpty();
+      assertThat(empty.resourceVersion()).isEqualTo("3");
+
+      stream = "{\"items\":[" + slice("5", "[{\"name\":\"gpu-0\"}]") + "]}";
+      KubeList<JsonNode> trees = client.list(raw, "", ListOptions.ALL);
+      assertThat(trees.resourceVersion()).isEmpty();
+      assertThat(trees.items().get(0).at("/spec/devices/0/name").asText()).isEqualTo("gpu-0");
+    }
+  }
+
+  @Test
+  void aListThatCannotBeDecodedIsAnInvalidResponse() throws Exception {
+    try (HttpKubeClient client = client()) {
+      for (String body : List.of("[]", "{\"items\":[" + slice("5", "\"not a list\"") + "]}")) {
+        stream = body;
+        assertThatThrownBy(() -> client.list(ResourceSlice.TYPE, "", ListOptions.ALL))
+            .isInstanceOfSatisfying(
+                KubeException.class,
+                e -> {
+                  assertThat(e.reason()).isEqualTo("InvalidResponse");
+                  assertThat(e.getMessage())
+                      .contains("LIST /apis/resource.k8s.io/v1/resourceslices")
+                      .contains("cannot decode the response");
+                });
+      }
+    }
+  }
+
+  private HttpKubeClient client() throws Exception {
+    return KubeClients.fromKubeconfig(
+        PlainKubeconfig.write(dir.resolve("kubeconfig"), server.getAddress().getPort(), "t"));
+  }
+
   private <T> Recorder<T> watch(ResourceType<T> type) throws Exception {
-    Path f = PlainKubeconfig.write(dir.resolve("kubeconfig"), server.getAddress().getPort(), "t");
     Recorder<T> r = new Recorder<>();
-    HttpKubeClient client = KubeClients.fromKubeconfig(f);
+    HttpKubeClient client = client();
     client.watch(type, "", ListOptions.ALL, r);
     r.closed.whenComplete((end, e) -> client.close());
     return r;
