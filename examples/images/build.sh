@@ -13,9 +13,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 example="${1:?usage: $0 fake-driver|nvidia-driver}"
+# What runs around the archiving JVM (the driver's own command line in the middle):
 case "$example" in
-  fake-driver) jar=fake-dra-driver ;;
-  nvidia-driver) jar=nvidia-dra-driver ;;
+  # `train` runs the driver's `run` in a process of its own, called as a node calls it, against
+  # the test kit's API server and kubelet simulator, then stops it with SIGTERM: the archive holds
+  # the node's path and none of the test kit.
+  fake-driver) jar=fake-dra-driver; before=(/usr/bin/java -jar "/app/$jar.jar" train --); after=(run) ;;
+  # Without a GPU and NVML the driver cannot discover; its launcher and flag parsing still load.
+  nvidia-driver) jar=nvidia-dra-driver; before=(); after=(run --help) ;;
   *) echo "unknown example $example" >&2; exit 2 ;;
 esac
 target="examples/$example/target"
@@ -23,15 +28,8 @@ test -f "$target/$jar.jar" || { echo "build the jar first: ./mvnw -pl examples/$
 version="$(sed -n 's/^appVersion: "\(.*\)"/\1/p' "examples/$example/chart/Chart.yaml")"
 # The DaemonSet's JVM flags (chart/templates/daemonset.yaml); training runs with the same ones.
 jvm=(-XX:+UseSerialGC -XX:MaxRAMPercentage=50 -XX:TieredStopAtLevel=1 -Xss512k)
-driver=(/usr/bin/java "${jvm[@]}" -XX:ArchiveClassesAtExit="/app/$jar.jsa" -jar "/app/$jar.jar")
-case "$example" in
-  # `train` runs the driver's `run` in a process of its own, called as a node calls it, against
-  # the test kit's API server and kubelet simulator, then stops it with SIGTERM: the archive holds
-  # the node's path and none of the test kit.
-  fake-driver) training=(/usr/bin/java -jar "/app/$jar.jar" train -- "${driver[@]}" run) ;;
-  # Without a GPU and NVML the driver cannot discover; its launcher and flag parsing still load.
-  nvidia-driver) training=("${driver[@]}" run --help) ;;
-esac
+training=("${before[@]}" /usr/bin/java "${jvm[@]}" -XX:ArchiveClassesAtExit="/app/$jar.jsa"
+  -jar "/app/$jar.jar" "${after[@]}")
 
 # --- base: Debian 12 + its JRE, cached by the JRE's version ---
 jre="$(apt-cache policy openjdk-17-jre-headless | sed -n 's/^ *Candidate: //p')"

@@ -9,7 +9,8 @@ import java.util.Map;
 /**
  * {@code java -jar ${artifactId}.jar run|dev|train|deviceclass|doctor ...}: the driver (in a
  * DaemonSet), the same driver on this machine against the test kit (no cluster), the image build's
- * training run, its DeviceClass, and the migration doctor. {@code --help} lists the commands, {@code COMMAND --help} their flags.
+ * training run, its DeviceClass, and the migration doctor. {@code --help} lists the commands,
+ * {@code COMMAND --help} their flags.
  */
 public final class Main {
   /** The driver name when neither --driver-name nor DRIVER_NAME says otherwise. */
