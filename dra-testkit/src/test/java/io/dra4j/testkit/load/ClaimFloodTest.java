@@ -34,9 +34,11 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A claim flood: 1,000 claims, each prepared and then unprepared over the driver's socket by 16
- * concurrent callers (a node starting many pods at once). Every call succeeds; the prepare latency
- * stays even (p99 within 3x the median: no caller starves behind the others); threads, file
- * descriptors and heap return to their baseline afterwards; nothing is left on the node.
+ * concurrent callers (a node starting many pods at once). Every call succeeds; threads, file
+ * descriptors and heap return to their baseline afterwards; nothing is left on the node. The
+ * latency figures are printed, not asserted: a timing bound fails on a busy machine, not on a slow
+ * driver. The latency distribution under load is judged in {@code benchmarks/node}, against the Go
+ * driver in the same run.
  *
  * <p>A load test, off by default: {@code -Ddra4j.flood} (1,000 claims) or {@code
  * -Ddra4j.flood=5000}; {@code .ci/run} runs it. The driver's API client gets a generous rate limit,
@@ -112,7 +114,6 @@ class ClaimFloodTest {
         System.out.println("flood: baseline " + baseline + "; after " + after);
 
         assertThat(sorted).hasSize(claims);
-        assertThat(p99).as("p99 within 3x the median").isLessThanOrEqualTo(3 * median);
         assertThat(after.within(baseline)).as("after %s, baseline %s", after, baseline).isTrue();
         try (Stream<Path> s = Files.list(cdi)) {
           assertThat(s.toList()).as("CDI specs left").isEmpty();
