@@ -33,7 +33,7 @@ func main() {
 		altJVMFlags  = flag.String("alt-jvm-flags", "", "JVM flags for a second dra4j driver, dra4j-alt (--only dra4j,dra4j-alt): a JVM lever measured interleaved with the shipped flags, against the same machine's noise; the table then compares the two")
 		altJava      = flag.String("alt-java", "", "the JVM of dra4j-alt (default: --java), e.g. another JDK's bin/java")
 		goDriver     = flag.String("go-driver", "", "the Go anchor driver binary (benchmarks/go-anchor/build.sh prints it)")
-		goFlags      = flag.String("go-flags", "", "extra flags for the Go anchor driver, space-separated (e.g. --devices-per-slice 64: dra4j's slice size for a driver that reports health)")
+		goFlags      = flag.String("go-flags", "", "extra flags for the Go anchor driver, space-separated, after the harness's own (e.g. --devices-per-slice 128: the Go anchor's densest slices, where the harness gives it dra4j's 64)")
 		runs         = flag.Int("runs", 3, "runs per driver, interleaved")
 		pairs        = flag.Int("pairs", 1000, "prepare+unprepare pairs per measured phase")
 		callers      = flag.Int("callers", 8, "concurrent callers of the concurrent phase")
@@ -122,7 +122,10 @@ func main() {
 			label:  "Go",
 			column: "Go helper",
 			command: func(serialized bool) []string {
-				cmd := append([]string{*goDriver, "run", "--serialize=" + strconv.FormatBool(serialized)}, api.goFlags...)
+				// The fake provider reports health, so dra4j publishes 64 devices per slice (the API's
+				// limit for slices whose devices may be tainted); the Go anchor publishes the same
+				// slices, so a publish compares the same writes. --go-flags comes later and wins.
+				cmd := append([]string{*goDriver, "run", "--serialize=" + strconv.FormatBool(serialized), "--devices-per-slice", "64"}, api.goFlags...)
 				return append(cmd, strings.Fields(*goFlags)...)
 			},
 		},
