@@ -13,7 +13,8 @@ export CGO_ENABLED=0
 # Two cores are shared with other builds: two parallel compile jobs unless told otherwise.
 PARALLEL="${GO_BUILD_PARALLEL:-2}"
 
-hash=$(cat go.mod go.sum ./*.go "$here/go-build.sh" | sha256sum | cut -c1-16)
+# Every Go file of the module, its packages in subdirectories included.
+hash=$(cat go.mod go.sum $(find . -name '*.go' | LC_ALL=C sort) "$here/go-build.sh" | sha256sum | cut -c1-16)
 out="${HOME}/.cache/dra4j/${name}-${hash}"
 bin="${out}/${name}"
 if [ ! -x "$bin" ]; then

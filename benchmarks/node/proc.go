@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"dra4j.io/benchmarks/node/procstat"
 )
 
 // driverKind says how to start one of the compared drivers; both take the same `run` flags.
@@ -135,8 +137,6 @@ type usage struct {
 	cpu              time.Duration // user + system
 }
 
-var clockTick = 100.0 // USER_HZ; 100 on every Linux this runs on
-
 func readUsage(pid int) (usage, error) {
 	var u usage
 	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
@@ -158,15 +158,9 @@ func readUsage(pid int) (usage, error) {
 			u.threads = v
 		}
 	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	u.cpu, err = procstat.CPU(pid)
 	if err != nil {
 		return u, err
 	}
-	// Fields after the command name, which is in parentheses and may contain spaces.
-	s := string(stat)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
-	utime, _ := strconv.ParseFloat(f[11], 64)
-	stime, _ := strconv.ParseFloat(f[12], 64)
-	u.cpu = time.Duration((utime + stime) / clockTick * float64(time.Second))
 	return u, nil
 }

@@ -24,6 +24,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"dra4j.io/benchmarks/node/procstat"
 )
 
 const (
@@ -52,7 +54,7 @@ func main() {
 	if err != nil {
 		fail("no kube-apiserver process on this machine (e2e/cluster.sh up): %v", err)
 	}
-	server := strings.Fields(string(pid))[0]
+	server, _ := strconv.Atoi(strings.Fields(string(pid))[0])
 	variants := []variant{
 		{"JSON request, JSON answer, 64 per slice (dra4j)", jsonType, jsonType, 64},
 		{"protobuf request, JSON answer, 64 per slice", protoType, jsonType, 64},
@@ -136,17 +138,13 @@ func slice(pool string, index, count, perSlice int) *resourceapi.ResourceSlice {
 
 func str(s string) *string { return &s }
 
-// cpuTime is the process's user plus system time (/proc/<pid>/stat, fields 14 and 15).
-func cpuTime(pid string) time.Duration {
-	b, err := os.ReadFile("/proc/" + pid + "/stat")
+// cpuTime is the API server's CPU time so far.
+func cpuTime(pid int) time.Duration {
+	cpu, err := procstat.CPU(pid)
 	if err != nil {
 		fail("read the API server's CPU time: %v", err)
 	}
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndex(s, ")")+2:])
-	user, _ := strconv.ParseInt(f[11], 10, 64)
-	system, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(user+system) * 10 * time.Millisecond // USER_HZ is 100 on Linux
+	return cpu
 }
 
 func spread(v []float64) (lo, median, hi float64) {
