@@ -2,9 +2,9 @@ package io.dra4j.runtime;
 
 import io.dra4j.api.provider.DeviceEnricher;
 import io.dra4j.api.provider.DeviceProvider;
+import io.dra4j.kube.HttpKubeClient;
+import io.dra4j.kube.KubeConfig;
 import io.dra4j.runtime.internal.status.StatusServer;
-import io.dra4j.runtime.kube.HttpKubeClient;
-import io.dra4j.runtime.kube.KubeConfig;
 import io.dra4j.runtime.logging.LineLogging;
 import java.io.PrintStream;
 import java.util.ArrayList;

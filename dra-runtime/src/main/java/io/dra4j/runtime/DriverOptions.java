@@ -2,12 +2,12 @@ package io.dra4j.runtime;
 
 import io.dra4j.api.device.TaintEffect;
 import io.dra4j.api.provider.ProviderContext;
+import io.dra4j.kube.HttpKubeClient;
+import io.dra4j.kube.internal.IpLiteral;
 import io.dra4j.runtime.cdi.CdiSpecWriter;
 import io.dra4j.runtime.extendedresource.ExtendedResourceGuard;
-import io.dra4j.runtime.internal.IpLiteral;
 import io.dra4j.runtime.internal.health.HealthHub;
 import io.dra4j.runtime.internal.kubelet.SocketNames;
-import io.dra4j.runtime.kube.HttpKubeClient;
 import io.dra4j.runtime.logging.LineLogging;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

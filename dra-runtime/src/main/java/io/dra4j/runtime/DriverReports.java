@@ -2,8 +2,8 @@ package io.dra4j.runtime;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import io.dra4j.api.provider.Pool;
+import io.dra4j.kube.KubeJson;
 import io.dra4j.runtime.extendedresource.GuardReport;
-import io.dra4j.runtime.kube.KubeJson;
 import io.dra4j.runtime.report.HealthView;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

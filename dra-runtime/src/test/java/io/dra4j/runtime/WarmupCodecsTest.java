@@ -2,8 +2,8 @@ package io.dra4j.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.dra4j.runtime.kube.DeviceRequestAllocationResult;
-import io.dra4j.runtime.kube.ResourceClaim;
+import io.dra4j.kube.DeviceRequestAllocationResult;
+import io.dra4j.kube.ResourceClaim;
 import org.junit.jupiter.api.Test;
 
 /**

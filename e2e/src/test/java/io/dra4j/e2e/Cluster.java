@@ -1,13 +1,13 @@
 package io.dra4j.e2e;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.dra4j.runtime.kube.HttpKubeClient;
-import io.dra4j.runtime.kube.KubeClients;
-import io.dra4j.runtime.kube.KubeException;
-import io.dra4j.runtime.kube.ListOptions;
-import io.dra4j.runtime.kube.Preconditions;
-import io.dra4j.runtime.kube.ResourceSlice;
-import io.dra4j.runtime.kube.ResourceType;
+import io.dra4j.kube.HttpKubeClient;
+import io.dra4j.kube.KubeClients;
+import io.dra4j.kube.KubeException;
+import io.dra4j.kube.ListOptions;
+import io.dra4j.kube.Preconditions;
+import io.dra4j.kube.ResourceSlice;
+import io.dra4j.kube.ResourceType;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;

@@ -3,7 +3,7 @@ package io.dra4j.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.dra4j.runtime.kube.KubeException;
+import io.dra4j.kube.KubeException;
 import io.dra4j.testkit.kubelet.ClaimResult;
 import io.dra4j.testkit.kubelet.PluginInstance;
 import java.nio.file.Files;

@@ -3,7 +3,7 @@ package io.dra4j.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.dra4j.runtime.kube.KubeJson;
+import io.dra4j.kube.KubeJson;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

@@ -3,8 +3,8 @@ package io.dra4j.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.dra4j.runtime.kube.KubeException;
-import io.dra4j.runtime.kube.ResourceSlice;
+import io.dra4j.kube.KubeException;
+import io.dra4j.kube.ResourceSlice;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;

@@ -1,10 +1,10 @@
 package io.dra4j.e2e;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.dra4j.kube.KubeException;
+import io.dra4j.kube.ListOptions;
+import io.dra4j.kube.ResourceSlice;
 import io.dra4j.runtime.files.AtomicFiles;
-import io.dra4j.runtime.kube.KubeException;
-import io.dra4j.runtime.kube.ListOptions;
-import io.dra4j.runtime.kube.ResourceSlice;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -3,12 +3,12 @@ package io.dra4j.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.dra4j.runtime.kube.DeviceClass;
-import io.dra4j.runtime.kube.ListOptions;
-import io.dra4j.runtime.kube.Node;
-import io.dra4j.runtime.kube.Pod;
-import io.dra4j.runtime.kube.ResourceClaim;
-import io.dra4j.runtime.kube.ResourceSlice;
+import io.dra4j.kube.DeviceClass;
+import io.dra4j.kube.ListOptions;
+import io.dra4j.kube.Node;
+import io.dra4j.kube.Pod;
+import io.dra4j.kube.ResourceClaim;
+import io.dra4j.kube.ResourceSlice;
 import io.dra4j.testkit.allocator.AllocatedState;
 import io.dra4j.testkit.allocator.AllocationOutcome;
 import io.dra4j.testkit.allocator.Allocator;
@@ -250,7 +250,7 @@ class Kubernetes137IT {
   }
 
   private JsonNode testKitResult(String claim) throws Exception {
-    return io.dra4j.runtime.kube.KubeJson.mapper()
+    return io.dra4j.kube.KubeJson.mapper()
         .valueToTree(testKit(claim).orElseThrow())
         .path("devices")
         .path("results")

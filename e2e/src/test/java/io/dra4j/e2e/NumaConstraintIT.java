@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.dra4j.api.device.Device;
 import io.dra4j.api.device.DeviceAttribute;
 import io.dra4j.examples.fake.SampleSysfs;
-import io.dra4j.runtime.kube.ResourceSlice;
+import io.dra4j.kube.ResourceSlice;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;

@@ -11,15 +11,15 @@ import io.dra4j.api.provider.Inventory;
 import io.dra4j.api.provider.Pool;
 import io.dra4j.api.provider.ProviderContext;
 import io.dra4j.fake.FakeDeviceProvider;
+import io.dra4j.kube.KubeJson;
+import io.dra4j.kube.ObjectMeta;
+import io.dra4j.kube.ResourceSlice;
+import io.dra4j.kube.ResourceSliceSpec;
 import io.dra4j.runtime.extendedresource.DeviceClassGenerator;
 import io.dra4j.runtime.internal.slices.LayoutOptions;
 import io.dra4j.runtime.internal.slices.PoolValidator;
 import io.dra4j.runtime.internal.slices.SliceLayout;
 import io.dra4j.runtime.internal.slices.SliceNames;
-import io.dra4j.runtime.kube.KubeJson;
-import io.dra4j.runtime.kube.ObjectMeta;
-import io.dra4j.runtime.kube.ResourceSlice;
-import io.dra4j.runtime.kube.ResourceSliceSpec;
 import io.dra4j.testkit.allocator.Allocator;
 import io.dra4j.testkit.schema.OpenApiSchemas;
 import java.util.ArrayList;
@@ -150,7 +150,7 @@ class OpenApiContractIT {
     // A share of a consumable, fractional device as the test kit allocates it, plus the status
     // the runtime writes for it after prepare (Ready and the binding condition).
     List<ResourceSlice> slices = slices(SHARED);
-    io.dra4j.runtime.kube.ResourceClaim claim =
+    io.dra4j.kube.ResourceClaim claim =
         JSON.readValue(
             """
             {"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim",
@@ -159,18 +159,18 @@ class OpenApiContractIT {
                "selectors":[{"cel":{"expression":"device.attributes['gpu.example.com'].index == 1"}}],
                "capacity":{"requests":{"compute":"420m"}}}}]}}}
             """,
-            io.dra4j.runtime.kube.ResourceClaim.class);
-    io.dra4j.runtime.kube.DeviceClass gpu =
+            io.dra4j.kube.ResourceClaim.class);
+    io.dra4j.kube.DeviceClass gpu =
         JSON.readValue(
             KubeJson.yaml()
                 .readTree(DeviceClassGenerator.yaml(DRIVER, "gpu", Optional.empty(), List.of()))
                 .toString(),
-            io.dra4j.runtime.kube.DeviceClass.class);
-    io.dra4j.runtime.kube.AllocationResult allocation =
+            io.dra4j.kube.DeviceClass.class);
+    io.dra4j.kube.AllocationResult allocation =
         new Allocator()
             .allocate(slices, List.of(gpu), claim, NODE, java.util.Set.of())
             .orElseThrow();
-    io.dra4j.runtime.kube.DeviceRequestAllocationResult r = allocation.devices().results().get(0);
+    io.dra4j.kube.DeviceRequestAllocationResult r = allocation.devices().results().get(0);
     ObjectNode status = JSON.createObjectNode();
     status.set("allocation", JSON.valueToTree(allocation));
     ObjectNode device = status.putArray("devices").addObject();

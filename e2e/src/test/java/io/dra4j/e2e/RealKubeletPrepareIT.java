@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.dra4j.kube.KubeException;
+import io.dra4j.kube.ListOptions;
+import io.dra4j.kube.Pod;
 import io.dra4j.runtime.files.AtomicFiles;
-import io.dra4j.runtime.kube.KubeException;
-import io.dra4j.runtime.kube.ListOptions;
-import io.dra4j.runtime.kube.Pod;
 import io.dra4j.testkit.kubelet.KubeletSimulator;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -3,7 +3,7 @@ package io.dra4j.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.dra4j.runtime.kube.ResourceSlice;
+import io.dra4j.kube.ResourceSlice;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;

@@ -3,7 +3,7 @@ package io.dra4j.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.dra4j.runtime.kube.ListOptions;
+import io.dra4j.kube.ListOptions;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

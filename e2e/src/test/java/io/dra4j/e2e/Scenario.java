@@ -2,7 +2,7 @@ package io.dra4j.e2e;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.dra4j.api.claim.ClaimRef;
-import io.dra4j.runtime.kube.KubeException;
+import io.dra4j.kube.KubeException;
 import io.dra4j.testkit.kubelet.ClaimResult;
 import io.dra4j.testkit.kubelet.PluginInstance;
 import java.util.List;

@@ -4,17 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dra4j.api.provider.Inventory;
 import io.dra4j.api.provider.Pool;
+import io.dra4j.kube.DeviceClass;
+import io.dra4j.kube.DeviceRequest;
+import io.dra4j.kube.DeviceSelector;
+import io.dra4j.kube.ExactDeviceRequest;
+import io.dra4j.kube.ObjectMeta;
+import io.dra4j.kube.ResourceClaim;
+import io.dra4j.kube.ResourceClaimSpec;
+import io.dra4j.kube.ResourceSlice;
+import io.dra4j.kube.ResourceSliceSpec;
 import io.dra4j.runtime.internal.slices.LayoutOptions;
 import io.dra4j.runtime.internal.slices.SliceLayout;
-import io.dra4j.runtime.kube.DeviceClass;
-import io.dra4j.runtime.kube.DeviceRequest;
-import io.dra4j.runtime.kube.DeviceSelector;
-import io.dra4j.runtime.kube.ExactDeviceRequest;
-import io.dra4j.runtime.kube.ObjectMeta;
-import io.dra4j.runtime.kube.ResourceClaim;
-import io.dra4j.runtime.kube.ResourceClaimSpec;
-import io.dra4j.runtime.kube.ResourceSlice;
-import io.dra4j.runtime.kube.ResourceSliceSpec;
 import io.dra4j.testkit.allocator.AllocationOutcome;
 import io.dra4j.testkit.allocator.Allocator;
 import java.nio.file.Path;
@@ -88,7 +88,7 @@ class MigCombinationsTest {
         ResourceClaim.of(
             ObjectMeta.named("default", "c"),
             ResourceClaimSpec.of(
-                new io.dra4j.runtime.kube.DeviceClaim(requests, List.of(), List.of(), null)));
+                new io.dra4j.kube.DeviceClaim(requests, List.of(), List.of(), null)));
     DeviceClass gpu =
         DeviceClass.of(
             ObjectMeta.named("", "gpu"),

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dra4j.runtime.DraDriver;
-import io.dra4j.runtime.kube.HttpKubeClient;
-import io.dra4j.runtime.kube.ResourceSlice;
+import io.dra4j.kube.HttpKubeClient;
+import io.dra4j.kube.ResourceSlice;
 import io.dra4j.testkit.apiserver.FakeApiServer;
 import io.dra4j.testkit.kubelet.KubeletSimulator;
 import java.nio.file.Files;

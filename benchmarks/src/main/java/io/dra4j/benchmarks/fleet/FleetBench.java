@@ -8,14 +8,14 @@ import io.dra4j.benchmarks.fleet.QpsPlot.Series;
 import io.dra4j.benchmarks.fleet.RequestCounter.Clock;
 import io.dra4j.benchmarks.fleet.ServerMetrics.Sample;
 import io.dra4j.benchmarks.fleet.SliceMirror.NodeView;
-import io.dra4j.runtime.kube.HttpKubeClient;
-import io.dra4j.runtime.kube.Informer;
-import io.dra4j.runtime.kube.InformerHandler;
-import io.dra4j.runtime.kube.KubeException;
-import io.dra4j.runtime.kube.ListOptions;
-import io.dra4j.runtime.kube.Pod;
-import io.dra4j.runtime.kube.Preconditions;
-import io.dra4j.runtime.kube.ResourceSlice;
+import io.dra4j.kube.HttpKubeClient;
+import io.dra4j.kube.Informer;
+import io.dra4j.kube.InformerHandler;
+import io.dra4j.kube.KubeException;
+import io.dra4j.kube.ListOptions;
+import io.dra4j.kube.Pod;
+import io.dra4j.kube.Preconditions;
+import io.dra4j.kube.ResourceSlice;
 import java.awt.Color;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -303,7 +303,7 @@ public final class FleetBench {
     Thread.sleep(3000);
   }
 
-  private void createIfMissing(io.dra4j.runtime.kube.ResourceType<JsonNode> type, JsonNode object)
+  private void createIfMissing(io.dra4j.kube.ResourceType<JsonNode> type, JsonNode object)
       throws KubeException {
     try {
       admin.create(type, object);

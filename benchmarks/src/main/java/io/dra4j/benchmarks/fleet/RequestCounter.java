@@ -1,6 +1,6 @@
 package io.dra4j.benchmarks.fleet;
 
-import io.dra4j.runtime.kube.RequestObserver;
+import io.dra4j.kube.RequestObserver;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;

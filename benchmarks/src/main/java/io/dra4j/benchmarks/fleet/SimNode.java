@@ -1,11 +1,11 @@
 package io.dra4j.benchmarks.fleet;
 
 import io.dra4j.fake.FakeDeviceProvider;
+import io.dra4j.kube.HttpKubeClient;
+import io.dra4j.kube.KubeClient;
+import io.dra4j.kube.KubeConfig;
 import io.dra4j.runtime.DraDriver;
 import io.dra4j.runtime.errors.DriverError;
-import io.dra4j.runtime.kube.HttpKubeClient;
-import io.dra4j.runtime.kube.KubeClient;
-import io.dra4j.runtime.kube.KubeConfig;
 import io.dra4j.runtime.report.PublisherStats;
 import io.dra4j.testkit.kubelet.DraManager;
 import io.dra4j.testkit.kubelet.KubeletSimulator;

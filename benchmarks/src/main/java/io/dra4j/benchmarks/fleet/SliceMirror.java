@@ -2,11 +2,11 @@ package io.dra4j.benchmarks.fleet;
 
 import io.dra4j.api.device.Device;
 import io.dra4j.api.device.DeviceTaint;
-import io.dra4j.runtime.kube.Informer;
-import io.dra4j.runtime.kube.InformerHandler;
-import io.dra4j.runtime.kube.KubeClient;
-import io.dra4j.runtime.kube.ListOptions;
-import io.dra4j.runtime.kube.ResourceSlice;
+import io.dra4j.kube.Informer;
+import io.dra4j.kube.InformerHandler;
+import io.dra4j.kube.KubeClient;
+import io.dra4j.kube.ListOptions;
+import io.dra4j.kube.ResourceSlice;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;

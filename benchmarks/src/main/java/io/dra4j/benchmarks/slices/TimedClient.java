@@ -1,11 +1,11 @@
 package io.dra4j.benchmarks.slices;
 
-import io.dra4j.runtime.kube.ApplyOptions;
-import io.dra4j.runtime.kube.ForwardingKubeClient;
-import io.dra4j.runtime.kube.KubeClient;
-import io.dra4j.runtime.kube.KubeException;
-import io.dra4j.runtime.kube.Preconditions;
-import io.dra4j.runtime.kube.ResourceType;
+import io.dra4j.kube.ApplyOptions;
+import io.dra4j.kube.ForwardingKubeClient;
+import io.dra4j.kube.KubeClient;
+import io.dra4j.kube.KubeException;
+import io.dra4j.kube.Preconditions;
+import io.dra4j.kube.ResourceType;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 

@@ -1,14 +1,14 @@
 package io.dra4j.runtime.extendedresource;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import io.dra4j.kube.DeviceClass;
+import io.dra4j.kube.DeviceSelector;
+import io.dra4j.kube.KubeJson;
+import io.dra4j.kube.KubeNames;
+import io.dra4j.kube.ObjectMeta;
 import io.dra4j.runtime.internal.cel.CelSelectors;
 import io.dra4j.runtime.internal.cel.SelectorCompileException;
 import io.dra4j.runtime.internal.slices.PoolValidator;
-import io.dra4j.runtime.kube.DeviceClass;
-import io.dra4j.runtime.kube.DeviceSelector;
-import io.dra4j.runtime.kube.KubeJson;
-import io.dra4j.runtime.kube.KubeNames;
-import io.dra4j.runtime.kube.ObjectMeta;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;

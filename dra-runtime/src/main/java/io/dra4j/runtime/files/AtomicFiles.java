@@ -1,6 +1,6 @@
 package io.dra4j.runtime.files;
 
-import io.dra4j.runtime.internal.Failures;
+import io.dra4j.kube.internal.Failures;
 import java.io.File;
 import java.io.IOException;
 import java.nio.ByteBuffer;

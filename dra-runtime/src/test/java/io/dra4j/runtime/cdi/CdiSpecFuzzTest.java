@@ -13,7 +13,7 @@ import io.dra4j.api.claim.AllocatedDevice;
 import io.dra4j.api.claim.ClaimRef;
 import io.dra4j.api.claim.DeviceException;
 import io.dra4j.api.claim.PreparedDevice;
-import io.dra4j.runtime.kube.KubeJson;
+import io.dra4j.kube.KubeJson;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

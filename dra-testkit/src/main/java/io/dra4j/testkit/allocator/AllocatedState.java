@@ -1,9 +1,9 @@
 package io.dra4j.testkit.allocator;
 
 import io.dra4j.api.device.Quantity;
-import io.dra4j.runtime.kube.AllocationResult;
-import io.dra4j.runtime.kube.DeviceRequestAllocationResult;
-import io.dra4j.runtime.kube.ResourceClaim;
+import io.dra4j.kube.AllocationResult;
+import io.dra4j.kube.DeviceRequestAllocationResult;
+import io.dra4j.kube.ResourceClaim;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;

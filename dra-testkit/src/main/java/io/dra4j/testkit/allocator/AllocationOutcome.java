@@ -1,6 +1,6 @@
 package io.dra4j.testkit.allocator;
 
-import io.dra4j.runtime.kube.AllocationResult;
+import io.dra4j.kube.AllocationResult;
 import java.util.Objects;
 
 /**

@@ -1,9 +1,9 @@
 package io.dra4j.testkit.allocator;
 
 import io.dra4j.api.device.Device;
+import io.dra4j.kube.NodeSelectors;
+import io.dra4j.kube.ResourceSlice;
 import io.dra4j.runtime.internal.cel.CelDevice;
-import io.dra4j.runtime.kube.NodeSelectors;
-import io.dra4j.runtime.kube.ResourceSlice;
 
 /** One device of a usable pool, in the order the search tries devices. */
 final class Candidate {
@@ -33,7 +33,7 @@ final class Candidate {
   }
 
   /** Whether the device can be used on the node (per-device node selection). */
-  boolean onNode(io.dra4j.runtime.kube.Node node) {
+  boolean onNode(io.dra4j.kube.Node node) {
     if (!slice.spec().perDeviceNodeSelection()) {
       return true;
     }

@@ -1,6 +1,6 @@
 package io.dra4j.testkit.allocator;
 
-import io.dra4j.runtime.kube.ResourceClaim;
+import io.dra4j.kube.ResourceClaim;
 import java.util.List;
 import java.util.Objects;
 

@@ -2,7 +2,7 @@ package io.dra4j.testkit.allocator;
 
 import io.dra4j.api.device.Device;
 import io.dra4j.api.device.DeviceAttribute;
-import io.dra4j.runtime.kube.DeviceConstraint;
+import io.dra4j.kube.DeviceConstraint;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;

@@ -1,7 +1,7 @@
 package io.dra4j.testkit.allocator;
 
-import io.dra4j.runtime.kube.Pod;
-import io.dra4j.runtime.kube.ResourceClaim;
+import io.dra4j.kube.Pod;
+import io.dra4j.kube.ResourceClaim;
 import java.util.List;
 import java.util.Objects;
 

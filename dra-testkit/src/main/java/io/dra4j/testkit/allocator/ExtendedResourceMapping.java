@@ -1,16 +1,16 @@
 package io.dra4j.testkit.allocator;
 
 import io.dra4j.api.device.Quantity;
+import io.dra4j.kube.DeviceClaim;
+import io.dra4j.kube.DeviceClass;
+import io.dra4j.kube.DeviceRequest;
+import io.dra4j.kube.ExactDeviceRequest;
+import io.dra4j.kube.ObjectMeta;
+import io.dra4j.kube.OwnerReference;
+import io.dra4j.kube.Pod;
+import io.dra4j.kube.ResourceClaim;
+import io.dra4j.kube.ResourceClaimSpec;
 import io.dra4j.runtime.extendedresource.ExtendedResourceNames;
-import io.dra4j.runtime.kube.DeviceClaim;
-import io.dra4j.runtime.kube.DeviceClass;
-import io.dra4j.runtime.kube.DeviceRequest;
-import io.dra4j.runtime.kube.ExactDeviceRequest;
-import io.dra4j.runtime.kube.ObjectMeta;
-import io.dra4j.runtime.kube.OwnerReference;
-import io.dra4j.runtime.kube.Pod;
-import io.dra4j.runtime.kube.ResourceClaim;
-import io.dra4j.runtime.kube.ResourceClaimSpec;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Collection;

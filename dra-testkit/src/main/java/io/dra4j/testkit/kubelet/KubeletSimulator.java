@@ -1,15 +1,15 @@
 package io.dra4j.testkit.kubelet;
 
+import io.dra4j.kube.KubeClient;
+import io.dra4j.kube.KubeException;
+import io.dra4j.kube.ListOptions;
+import io.dra4j.kube.Preconditions;
+import io.dra4j.kube.ResourceSlice;
 import io.dra4j.proto.pluginregistration.InfoRequest;
 import io.dra4j.proto.pluginregistration.PluginInfo;
 import io.dra4j.proto.pluginregistration.RegistrationGrpc;
 import io.dra4j.proto.pluginregistration.RegistrationStatus;
 import io.dra4j.runtime.internal.kubelet.UdsChannels;
-import io.dra4j.runtime.kube.KubeClient;
-import io.dra4j.runtime.kube.KubeException;
-import io.dra4j.runtime.kube.ListOptions;
-import io.dra4j.runtime.kube.Preconditions;
-import io.dra4j.runtime.kube.ResourceSlice;
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;

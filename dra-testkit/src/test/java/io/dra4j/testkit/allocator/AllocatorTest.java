@@ -19,19 +19,19 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.dra4j.api.device.Device;
 import io.dra4j.api.device.DeviceAttribute;
 import io.dra4j.api.device.NodeSelector;
-import io.dra4j.runtime.kube.AllocationResult;
-import io.dra4j.runtime.kube.DeviceAllocationConfiguration;
-import io.dra4j.runtime.kube.DeviceClaimConfiguration;
-import io.dra4j.runtime.kube.DeviceClass;
-import io.dra4j.runtime.kube.DeviceRequest;
-import io.dra4j.runtime.kube.DeviceRequestAllocationResult;
-import io.dra4j.runtime.kube.DeviceSubRequest;
-import io.dra4j.runtime.kube.KubeJson;
-import io.dra4j.runtime.kube.Node;
-import io.dra4j.runtime.kube.ObjectMeta;
-import io.dra4j.runtime.kube.OpaqueDeviceConfiguration;
-import io.dra4j.runtime.kube.ResourceClaim;
-import io.dra4j.runtime.kube.ResourceSlice;
+import io.dra4j.kube.AllocationResult;
+import io.dra4j.kube.DeviceAllocationConfiguration;
+import io.dra4j.kube.DeviceClaimConfiguration;
+import io.dra4j.kube.DeviceClass;
+import io.dra4j.kube.DeviceRequest;
+import io.dra4j.kube.DeviceRequestAllocationResult;
+import io.dra4j.kube.DeviceSubRequest;
+import io.dra4j.kube.KubeJson;
+import io.dra4j.kube.Node;
+import io.dra4j.kube.ObjectMeta;
+import io.dra4j.kube.OpaqueDeviceConfiguration;
+import io.dra4j.kube.ResourceClaim;
+import io.dra4j.kube.ResourceSlice;
 import io.dra4j.testkit.schema.OpenApiSchemas;
 import java.util.List;
 import java.util.Map;
@@ -158,7 +158,7 @@ class AllocatorTest {
                             all("gpu.example.com")
                                 .withSelectors(
                                     List.of(
-                                        io.dra4j.runtime.kube.DeviceSelector.cel(
+                                        io.dra4j.kube.DeviceSelector.cel(
                                             "device.capacity['gpu.example.com'].memory"
                                                 + ".isGreaterThan(quantity('50Gi'))"))))))))
         .containsExactly("gpu-0", "gpu-1");
@@ -222,9 +222,7 @@ class AllocatorTest {
         DeviceClass.of(
             ObjectMeta.named("", "small"),
             DeviceClass.Spec.of(
-                    List.of(
-                        io.dra4j.runtime.kube.DeviceSelector.cel(
-                            "device.driver == 'gpu.example.com'")))
+                    List.of(io.dra4j.kube.DeviceSelector.cel("device.driver == 'gpu.example.com'")))
                 .withConfig(
                     List.of(
                         DeviceClass.Configuration.opaque(
@@ -294,8 +292,7 @@ class AllocatorTest {
     ResourceClaim adminClaim =
         claim("monitor", request("gpu", Fixtures.admin("gpu.example.com")))
             .withStatus(
-                new io.dra4j.runtime.kube.ResourceClaimStatus(
-                    Optional.of(admin), null, null, null));
+                new io.dra4j.kube.ResourceClaimStatus(Optional.of(admin), null, null, null));
     assertThat(AllocatedState.fromClaims(List.of(adminClaim)).exclusivelyAllocated()).isEmpty();
   }
 
@@ -594,7 +591,7 @@ class AllocatorTest {
                 all("gpu.example.com")
                     .withSelectors(
                         List.of(
-                            io.dra4j.runtime.kube.DeviceSelector.cel(
+                            io.dra4j.kube.DeviceSelector.cel(
                                 "device.attributes['gpu.example.com'].model == 'a100'")))));
     assertThat(allocate(List.of(reordered), List.of(gpuClass()), all).describe())
         .contains("failed for device \"no-model\"");

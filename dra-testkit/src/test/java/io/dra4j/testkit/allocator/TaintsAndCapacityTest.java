@@ -18,12 +18,12 @@ import io.dra4j.api.device.DeviceTaint;
 import io.dra4j.api.device.DeviceToleration;
 import io.dra4j.api.device.Quantity;
 import io.dra4j.api.device.TaintEffect;
-import io.dra4j.runtime.kube.AllocationResult;
-import io.dra4j.runtime.kube.DeviceClass;
-import io.dra4j.runtime.kube.DeviceRequestAllocationResult;
-import io.dra4j.runtime.kube.ResourceClaim;
-import io.dra4j.runtime.kube.ResourceClaimStatus;
-import io.dra4j.runtime.kube.ResourceSlice;
+import io.dra4j.kube.AllocationResult;
+import io.dra4j.kube.DeviceClass;
+import io.dra4j.kube.DeviceRequestAllocationResult;
+import io.dra4j.kube.ResourceClaim;
+import io.dra4j.kube.ResourceClaimStatus;
+import io.dra4j.kube.ResourceSlice;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -111,7 +111,7 @@ class TaintsAndCapacityTest {
                     "c",
                     request(
                         "gpu",
-                        new io.dra4j.runtime.kube.ExactDeviceRequest(
+                        new io.dra4j.kube.ExactDeviceRequest(
                             DRIVER,
                             null,
                             null,

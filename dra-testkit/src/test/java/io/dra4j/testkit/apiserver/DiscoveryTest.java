@@ -5,8 +5,8 @@ import static io.dra4j.testkit.apiserver.KubeClientContractTest.slice;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.dra4j.runtime.kube.KubeJson;
-import io.dra4j.runtime.kube.ResourceSlice;
+import io.dra4j.kube.KubeJson;
+import io.dra4j.kube.ResourceSlice;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

@@ -1,8 +1,8 @@
 package io.dra4j.testkit.apiserver;
 
-import io.dra4j.runtime.kube.HttpKubeClient;
-import io.dra4j.runtime.kube.KubeClient;
-import io.dra4j.runtime.kube.KubeConfig;
+import io.dra4j.kube.HttpKubeClient;
+import io.dra4j.kube.KubeClient;
+import io.dra4j.kube.KubeConfig;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;

@@ -1,6 +1,6 @@
 package io.dra4j.testkit.apiserver;
 
-import io.dra4j.runtime.kube.KubeClient;
+import io.dra4j.kube.KubeClient;
 
 /** The client contract against the test kit's fake API server: every feature is supported. */
 class FakeApiServerContractTest extends KubeClientContractTest {

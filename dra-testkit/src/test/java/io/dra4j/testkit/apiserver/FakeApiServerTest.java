@@ -9,19 +9,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.dra4j.runtime.kube.ApplyOptions;
-import io.dra4j.runtime.kube.HttpKubeClient;
-import io.dra4j.runtime.kube.KubeConfig;
-import io.dra4j.runtime.kube.KubeException;
-import io.dra4j.runtime.kube.KubeJson;
-import io.dra4j.runtime.kube.ListOptions;
-import io.dra4j.runtime.kube.ObjectMeta;
-import io.dra4j.runtime.kube.Preconditions;
-import io.dra4j.runtime.kube.ResourceClaim;
-import io.dra4j.runtime.kube.ResourceSlice;
-import io.dra4j.runtime.kube.ResourceSliceSpec;
-import io.dra4j.runtime.kube.Watch;
-import io.dra4j.runtime.kube.WatchEvent;
+import io.dra4j.kube.ApplyOptions;
+import io.dra4j.kube.HttpKubeClient;
+import io.dra4j.kube.KubeConfig;
+import io.dra4j.kube.KubeException;
+import io.dra4j.kube.KubeJson;
+import io.dra4j.kube.ListOptions;
+import io.dra4j.kube.ObjectMeta;
+import io.dra4j.kube.Preconditions;
+import io.dra4j.kube.ResourceClaim;
+import io.dra4j.kube.ResourceSlice;
+import io.dra4j.kube.ResourceSliceSpec;
+import io.dra4j.kube.Watch;
+import io.dra4j.kube.WatchEvent;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -668,9 +668,9 @@ class FakeApiServerTest {
               Map.of(
                   "selectors",
                   List.of(Map.of("cel", Map.of("expression", "device.driver == 'x'")))));
-      io.dra4j.runtime.kube.DeviceClass created =
+      io.dra4j.kube.DeviceClass created =
           c.apply(
-              io.dra4j.runtime.kube.DeviceClass.TYPE,
+              io.dra4j.kube.DeviceClass.TYPE,
               "",
               "gpu.example.com",
               "",
@@ -682,9 +682,9 @@ class FakeApiServerTest {
               "apiVersion", "resource.k8s.io/v1",
               "kind", "DeviceClass",
               "metadata", Map.of("name", "gpu.example.com", "labels", Map.of("b", "2")));
-      io.dra4j.runtime.kube.DeviceClass merged =
+      io.dra4j.kube.DeviceClass merged =
           c.apply(
-              io.dra4j.runtime.kube.DeviceClass.TYPE,
+              io.dra4j.kube.DeviceClass.TYPE,
               "",
               "gpu.example.com",
               "",
@@ -697,7 +697,7 @@ class FakeApiServerTest {
       assertThatThrownBy(
               () ->
                   c.apply(
-                      io.dra4j.runtime.kube.DeviceClass.TYPE,
+                      io.dra4j.kube.DeviceClass.TYPE,
                       "",
                       "gpu.example.com",
                       "",

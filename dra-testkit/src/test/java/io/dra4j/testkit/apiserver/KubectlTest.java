@@ -5,10 +5,10 @@ import static io.dra4j.testkit.apiserver.KubeClientContractTest.claim;
 import static io.dra4j.testkit.apiserver.KubeClientContractTest.slice;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.dra4j.runtime.kube.DeviceClass;
-import io.dra4j.runtime.kube.KubeJson;
-import io.dra4j.runtime.kube.ResourceClaim;
-import io.dra4j.runtime.kube.ResourceSlice;
+import io.dra4j.kube.DeviceClass;
+import io.dra4j.kube.KubeJson;
+import io.dra4j.kube.ResourceClaim;
+import io.dra4j.kube.ResourceSlice;
 import io.dra4j.runtime.testsupport.PeerTools;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -4,11 +4,11 @@ import static io.dra4j.testkit.apiserver.KubeClientContractTest.DRIVER;
 import static io.dra4j.testkit.apiserver.KubeClientContractTest.slice;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.dra4j.runtime.kube.HttpKubeClient;
-import io.dra4j.runtime.kube.KubeClients;
-import io.dra4j.runtime.kube.ListOptions;
-import io.dra4j.runtime.kube.Node;
-import io.dra4j.runtime.kube.ResourceSlice;
+import io.dra4j.kube.HttpKubeClient;
+import io.dra4j.kube.KubeClients;
+import io.dra4j.kube.ListOptions;
+import io.dra4j.kube.Node;
+import io.dra4j.kube.ResourceSlice;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;

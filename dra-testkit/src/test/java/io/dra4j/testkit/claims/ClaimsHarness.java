@@ -1,16 +1,16 @@
 package io.dra4j.testkit.claims;
 
 import io.dra4j.api.claim.ClaimRef;
+import io.dra4j.kube.AllocationResult;
+import io.dra4j.kube.DeviceAllocationConfiguration;
+import io.dra4j.kube.DeviceAllocationResult;
+import io.dra4j.kube.DeviceRequestAllocationResult;
+import io.dra4j.kube.HttpKubeClient;
+import io.dra4j.kube.ObjectMeta;
+import io.dra4j.kube.ResourceClaim;
+import io.dra4j.kube.ResourceClaimStatus;
 import io.dra4j.runtime.internal.claims.ClaimPreparer;
 import io.dra4j.runtime.internal.kubelet.KubeletPluginServer;
-import io.dra4j.runtime.kube.AllocationResult;
-import io.dra4j.runtime.kube.DeviceAllocationConfiguration;
-import io.dra4j.runtime.kube.DeviceAllocationResult;
-import io.dra4j.runtime.kube.DeviceRequestAllocationResult;
-import io.dra4j.runtime.kube.HttpKubeClient;
-import io.dra4j.runtime.kube.ObjectMeta;
-import io.dra4j.runtime.kube.ResourceClaim;
-import io.dra4j.runtime.kube.ResourceClaimStatus;
 import io.dra4j.runtime.testsupport.CdiValidators;
 import io.dra4j.testkit.apiserver.FakeApiServer;
 import io.dra4j.testkit.kubelet.KubeletSimulator;

@@ -8,8 +8,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.dra4j.api.claim.AllocatedDevice;
 import io.dra4j.api.claim.ClaimRef;
-import io.dra4j.runtime.kube.DeviceRequestAllocationResult;
-import io.dra4j.runtime.kube.ResourceClaim;
+import io.dra4j.kube.DeviceRequestAllocationResult;
+import io.dra4j.kube.ResourceClaim;
 import io.dra4j.runtime.testsupport.CdiValidators;
 import io.dra4j.testkit.kubelet.ClaimResult;
 import io.dra4j.testkit.kubelet.DeviceResult;
@@ -109,7 +109,7 @@ class PrepareFlowTest {
     PluginInstance plugin = h.start(provider);
     ClaimRef claim = h.seed("gone", List.of(result("gpu", "node-a", "gpu-0")));
     assertThat(plugin.prepare(List.of(claim)).get(claim.uid()).isOk()).isTrue();
-    h.client.delete(ResourceClaim.TYPE, "ns", "gone", io.dra4j.runtime.kube.Preconditions.NONE);
+    h.client.delete(ResourceClaim.TYPE, "ns", "gone", io.dra4j.kube.Preconditions.NONE);
     h.api.faults().failNext("get", "resourceclaims", 100, 503);
     long getsBefore = h.api.requests("get", "resourceclaims");
 
@@ -128,7 +128,7 @@ class PrepareFlowTest {
     ClaimRef staleRef = new ClaimRef("ns", "replaced", "11111111-2222-4333-8444-555555555555");
     h.api.put(
         ResourceClaim.TYPE,
-        ResourceClaim.of(io.dra4j.runtime.kube.ObjectMeta.named("ns", "unallocated"), null));
+        ResourceClaim.of(io.dra4j.kube.ObjectMeta.named("ns", "unallocated"), null));
     ClaimRef unallocated =
         new ClaimRef(
             "ns",
@@ -278,7 +278,7 @@ class PrepareFlowTest {
     h.client.update(
         ResourceClaim.TYPE,
         c.withMetadata(
-            new io.dra4j.runtime.kube.ObjectMeta(
+            new io.dra4j.kube.ObjectMeta(
                 m.name(),
                 "",
                 m.namespace(),
@@ -292,7 +292,7 @@ class PrepareFlowTest {
                 m.ownerReferences(),
                 List.of("example.com/keep"),
                 null)));
-    h.client.delete(ResourceClaim.TYPE, "ns", "deleting", io.dra4j.runtime.kube.Preconditions.NONE);
+    h.client.delete(ResourceClaim.TYPE, "ns", "deleting", io.dra4j.kube.Preconditions.NONE);
     assertThat(
             h.api.object(ResourceClaim.TYPE, "ns", "deleting").get().metadata().deletionTimestamp())
         .isPresent();

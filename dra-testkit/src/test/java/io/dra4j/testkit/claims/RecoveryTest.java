@@ -5,11 +5,11 @@ import static io.dra4j.testkit.claims.ClaimsHarness.result;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dra4j.api.claim.ClaimRef;
+import io.dra4j.kube.ResourceClaim;
 import io.dra4j.runtime.internal.checkpoint.CheckpointDevice;
 import io.dra4j.runtime.internal.checkpoint.CheckpointStore;
 import io.dra4j.runtime.internal.checkpoint.ClaimCheckpoint;
 import io.dra4j.runtime.internal.claims.RecoveryReport;
-import io.dra4j.runtime.kube.ResourceClaim;
 import io.dra4j.testkit.kubelet.ClaimResult;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

@@ -8,15 +8,15 @@ import com.networknt.schema.Error;
 import com.networknt.schema.Schema;
 import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.dialect.Dialects;
+import io.dra4j.kube.DeviceClass;
+import io.dra4j.kube.DeviceTaintRule;
+import io.dra4j.kube.KubeJson;
+import io.dra4j.kube.Node;
+import io.dra4j.kube.Pod;
+import io.dra4j.kube.ResourceClaim;
+import io.dra4j.kube.ResourceSlice;
+import io.dra4j.kube.ResourceType;
 import io.dra4j.runtime.internal.doctor.Doctor;
-import io.dra4j.runtime.kube.DeviceClass;
-import io.dra4j.runtime.kube.DeviceTaintRule;
-import io.dra4j.runtime.kube.KubeJson;
-import io.dra4j.runtime.kube.Node;
-import io.dra4j.runtime.kube.Pod;
-import io.dra4j.runtime.kube.ResourceClaim;
-import io.dra4j.runtime.kube.ResourceSlice;
-import io.dra4j.runtime.kube.ResourceType;
 import io.dra4j.testkit.apiserver.FakeApiServer;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
@@ -547,7 +547,7 @@ class DoctorTest {
           ResourceClaim.TYPE,
           "default",
           "cuda-extended-resources-abcde",
-          io.dra4j.runtime.kube.Preconditions.NONE);
+          io.dra4j.kube.Preconditions.NONE);
     }
     Run r = doctor();
     assertThat(r.exit()).isEqualTo(2);
@@ -560,7 +560,7 @@ class DoctorTest {
   void anExtendedResourceClaimWithoutItsPodIsAWarning() throws Exception {
     servedByDra();
     try (var client = api.newClient()) {
-      client.delete(Pod.TYPE, "default", "cuda", io.dra4j.runtime.kube.Preconditions.NONE);
+      client.delete(Pod.TYPE, "default", "cuda", io.dra4j.kube.Preconditions.NONE);
     }
     Run r = doctor();
     assertThat(r.exit()).isEqualTo(1);

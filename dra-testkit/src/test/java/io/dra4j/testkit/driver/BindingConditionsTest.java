@@ -8,25 +8,25 @@ import io.dra4j.api.binding.DeviceBinding;
 import io.dra4j.api.device.NodeSelector;
 import io.dra4j.api.status.DeviceStatus;
 import io.dra4j.fake.FakeDeviceProvider;
+import io.dra4j.kube.AllocatedDeviceStatus;
+import io.dra4j.kube.AllocationResult;
+import io.dra4j.kube.ApplyOptions;
+import io.dra4j.kube.Condition;
+import io.dra4j.kube.DeviceAllocationResult;
+import io.dra4j.kube.DeviceClass;
+import io.dra4j.kube.DeviceRequest;
+import io.dra4j.kube.DeviceRequestAllocationResult;
+import io.dra4j.kube.DeviceSelector;
+import io.dra4j.kube.ExactDeviceRequest;
+import io.dra4j.kube.HttpKubeClient;
+import io.dra4j.kube.KubeJson;
+import io.dra4j.kube.ObjectMeta;
+import io.dra4j.kube.Pod;
+import io.dra4j.kube.ResourceClaim;
+import io.dra4j.kube.ResourceClaimSpec;
+import io.dra4j.kube.ResourceClaimStatus;
 import io.dra4j.runtime.DraDriver;
 import io.dra4j.runtime.internal.claims.BindingController;
-import io.dra4j.runtime.kube.AllocatedDeviceStatus;
-import io.dra4j.runtime.kube.AllocationResult;
-import io.dra4j.runtime.kube.ApplyOptions;
-import io.dra4j.runtime.kube.Condition;
-import io.dra4j.runtime.kube.DeviceAllocationResult;
-import io.dra4j.runtime.kube.DeviceClass;
-import io.dra4j.runtime.kube.DeviceRequest;
-import io.dra4j.runtime.kube.DeviceRequestAllocationResult;
-import io.dra4j.runtime.kube.DeviceSelector;
-import io.dra4j.runtime.kube.ExactDeviceRequest;
-import io.dra4j.runtime.kube.HttpKubeClient;
-import io.dra4j.runtime.kube.KubeJson;
-import io.dra4j.runtime.kube.ObjectMeta;
-import io.dra4j.runtime.kube.Pod;
-import io.dra4j.runtime.kube.ResourceClaim;
-import io.dra4j.runtime.kube.ResourceClaimSpec;
-import io.dra4j.runtime.kube.ResourceClaimStatus;
 import io.dra4j.testkit.allocator.ClusterAllocator;
 import io.dra4j.testkit.allocator.PodDecision;
 import io.dra4j.testkit.apiserver.FakeApiServer;
@@ -322,7 +322,7 @@ class BindingConditionsTest {
         ResourceClaim.of(
             ObjectMeta.named("ns", name),
             ResourceClaimSpec.of(
-                new io.dra4j.runtime.kube.DeviceClaim(
+                new io.dra4j.kube.DeviceClaim(
                     List.of(
                         DeviceRequest.exactly(
                             "gpu",

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dra4j.api.claim.ClaimRef;
 import io.dra4j.fake.FakeDeviceProvider;
+import io.dra4j.kube.HttpKubeClient;
 import io.dra4j.runtime.DraDriver;
-import io.dra4j.runtime.kube.HttpKubeClient;
 import io.dra4j.testkit.apiserver.FakeApiServer;
 import io.dra4j.testkit.kubelet.ClaimResult;
 import io.dra4j.testkit.kubelet.KubeletSimulator;

@@ -2,8 +2,8 @@ package io.dra4j.testkit.driver;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.dra4j.api.claim.ClaimRef;
-import io.dra4j.runtime.kube.KubeJson;
-import io.dra4j.runtime.kube.ResourceClaim;
+import io.dra4j.kube.KubeJson;
+import io.dra4j.kube.ResourceClaim;
 import io.dra4j.testkit.apiserver.FakeApiServer;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -7,18 +7,18 @@ import io.dra4j.api.device.Quantity;
 import io.dra4j.api.provider.Pool;
 import io.dra4j.api.provider.ProviderContext;
 import io.dra4j.fake.FakeDeviceProvider;
+import io.dra4j.kube.DeviceClass;
+import io.dra4j.kube.DeviceSelector;
+import io.dra4j.kube.HttpKubeClient;
+import io.dra4j.kube.KubeException;
+import io.dra4j.kube.ListOptions;
+import io.dra4j.kube.Node;
+import io.dra4j.kube.ObjectMeta;
 import io.dra4j.runtime.extendedresource.ExtendedResourceGuard;
 import io.dra4j.runtime.extendedresource.ExtendedResourceGuard.Policy;
 import io.dra4j.runtime.extendedresource.GuardReport;
 import io.dra4j.runtime.extendedresource.GuardReport.Conflict;
 import io.dra4j.runtime.extendedresource.GuardReport.DeviceRef;
-import io.dra4j.runtime.kube.DeviceClass;
-import io.dra4j.runtime.kube.DeviceSelector;
-import io.dra4j.runtime.kube.HttpKubeClient;
-import io.dra4j.runtime.kube.KubeException;
-import io.dra4j.runtime.kube.ListOptions;
-import io.dra4j.runtime.kube.Node;
-import io.dra4j.runtime.kube.ObjectMeta;
 import io.dra4j.testkit.allocator.ExtendedResourceMapping;
 import io.dra4j.testkit.apiserver.FakeApiServer;
 import java.time.Duration;
@@ -264,7 +264,7 @@ class ExtendedResourceGuardTest {
     do {
       for (String n : List.of("b-tie", "a-tie")) {
         try {
-          client.delete(DeviceClass.TYPE, "", n, io.dra4j.runtime.kube.Preconditions.NONE);
+          client.delete(DeviceClass.TYPE, "", n, io.dra4j.kube.Preconditions.NONE);
         } catch (KubeException e) {
           // not there yet
         }

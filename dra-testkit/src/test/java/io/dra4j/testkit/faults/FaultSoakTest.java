@@ -6,17 +6,17 @@ import io.dra4j.api.claim.ClaimRef;
 import io.dra4j.api.device.Device;
 import io.dra4j.api.provider.Pool;
 import io.dra4j.fake.FakeDeviceProvider;
+import io.dra4j.kube.AllocationResult;
+import io.dra4j.kube.DeviceAllocationResult;
+import io.dra4j.kube.DeviceRequestAllocationResult;
+import io.dra4j.kube.HttpKubeClient;
+import io.dra4j.kube.KubeConfig;
+import io.dra4j.kube.ListOptions;
+import io.dra4j.kube.ObjectMeta;
+import io.dra4j.kube.ResourceClaim;
+import io.dra4j.kube.ResourceClaimStatus;
+import io.dra4j.kube.ResourceSlice;
 import io.dra4j.runtime.DraDriver;
-import io.dra4j.runtime.kube.AllocationResult;
-import io.dra4j.runtime.kube.DeviceAllocationResult;
-import io.dra4j.runtime.kube.DeviceRequestAllocationResult;
-import io.dra4j.runtime.kube.HttpKubeClient;
-import io.dra4j.runtime.kube.KubeConfig;
-import io.dra4j.runtime.kube.ListOptions;
-import io.dra4j.runtime.kube.ObjectMeta;
-import io.dra4j.runtime.kube.ResourceClaim;
-import io.dra4j.runtime.kube.ResourceClaimStatus;
-import io.dra4j.runtime.kube.ResourceSlice;
 import io.dra4j.testkit.apiserver.FakeApiServer;
 import io.dra4j.testkit.kubelet.ClaimResult;
 import io.dra4j.testkit.kubelet.KubeletSimulator;
@@ -222,8 +222,7 @@ class FaultSoakTest {
         for (NodeRig rig : rigs) {
           await(
               rig.name() + "'s slices equal its inventory", SETTLE, () -> slicesMatch(direct, rig));
-          String nodeUid =
-              direct.get(io.dra4j.runtime.kube.Node.TYPE, "", rig.name()).metadata().uid();
+          String nodeUid = direct.get(io.dra4j.kube.Node.TYPE, "", rig.name()).metadata().uid();
           PublishedSlices.onNode(api, DRIVER, rig.name())
               .assertValid(Optional.of(rig.name()), nodeUid);
         }

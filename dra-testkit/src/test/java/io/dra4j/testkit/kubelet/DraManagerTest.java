@@ -6,12 +6,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.dra4j.api.claim.ClaimRef;
+import io.dra4j.kube.HttpKubeClient;
+import io.dra4j.kube.KubeJson;
+import io.dra4j.kube.Pod;
+import io.dra4j.kube.ResourceClaim;
 import io.dra4j.runtime.internal.kubelet.ClaimPrepareResult;
 import io.dra4j.runtime.internal.kubelet.KubeletDevice;
-import io.dra4j.runtime.kube.HttpKubeClient;
-import io.dra4j.runtime.kube.KubeJson;
-import io.dra4j.runtime.kube.Pod;
-import io.dra4j.runtime.kube.ResourceClaim;
 import io.dra4j.testkit.apiserver.FakeApiServer;
 import java.nio.file.Path;
 import java.util.ArrayList;

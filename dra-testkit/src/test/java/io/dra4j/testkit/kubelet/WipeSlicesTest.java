@@ -4,10 +4,10 @@ import static io.dra4j.testkit.kubelet.Harness.DRIVER;
 import static io.dra4j.testkit.kubelet.Harness.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.dra4j.kube.HttpKubeClient;
+import io.dra4j.kube.KubeJson;
+import io.dra4j.kube.ResourceSlice;
 import io.dra4j.runtime.internal.kubelet.KubeletPluginServer;
-import io.dra4j.runtime.kube.HttpKubeClient;
-import io.dra4j.runtime.kube.KubeJson;
-import io.dra4j.runtime.kube.ResourceSlice;
 import io.dra4j.testkit.apiserver.FakeApiServer;
 import java.nio.file.Path;
 import java.time.Duration;

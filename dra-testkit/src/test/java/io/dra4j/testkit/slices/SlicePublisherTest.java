@@ -14,21 +14,21 @@ import io.dra4j.api.device.Quantity;
 import io.dra4j.api.device.TaintEffect;
 import io.dra4j.api.provider.Pool;
 import io.dra4j.api.provider.PoolScope;
+import io.dra4j.kube.HttpKubeClient;
+import io.dra4j.kube.KubeClient;
+import io.dra4j.kube.KubeException;
+import io.dra4j.kube.ListOptions;
+import io.dra4j.kube.Node;
+import io.dra4j.kube.ObjectMeta;
+import io.dra4j.kube.Preconditions;
+import io.dra4j.kube.ResourceSlice;
+import io.dra4j.kube.Watch;
+import io.dra4j.kube.WatchEvent;
+import io.dra4j.kube.WatchHandler;
 import io.dra4j.runtime.internal.slices.DroppedFields;
 import io.dra4j.runtime.internal.slices.PoolValidation;
 import io.dra4j.runtime.internal.slices.PublishListener;
 import io.dra4j.runtime.internal.slices.SlicePublisher;
-import io.dra4j.runtime.kube.HttpKubeClient;
-import io.dra4j.runtime.kube.KubeClient;
-import io.dra4j.runtime.kube.KubeException;
-import io.dra4j.runtime.kube.ListOptions;
-import io.dra4j.runtime.kube.Node;
-import io.dra4j.runtime.kube.ObjectMeta;
-import io.dra4j.runtime.kube.Preconditions;
-import io.dra4j.runtime.kube.ResourceSlice;
-import io.dra4j.runtime.kube.Watch;
-import io.dra4j.runtime.kube.WatchEvent;
-import io.dra4j.runtime.kube.WatchHandler;
 import io.dra4j.runtime.report.PublisherStats;
 import io.dra4j.testkit.apiserver.FakeApiServer;
 import java.time.Duration;
@@ -651,8 +651,7 @@ class SlicePublisherTest {
     assertThat(writes()).isEqualTo(before);
 
     // Deleted behind our back: recreated like a node-local slice.
-    client.delete(
-        ResourceSlice.TYPE, "", s.metadata().name(), io.dra4j.runtime.kube.Preconditions.NONE);
+    client.delete(ResourceSlice.TYPE, "", s.metadata().name(), io.dra4j.kube.Preconditions.NONE);
     eventually("the all-nodes slice is back", () -> published.pool(net.name()).size() == 1);
 
     publishAndWait(p, Pool.of(NODE, gpus(1)));

@@ -1,11 +1,11 @@
 package io.dra4j.testkit.slices;
 
 import io.dra4j.api.device.Device;
-import io.dra4j.runtime.kube.ForwardingKubeClient;
-import io.dra4j.runtime.kube.KubeClient;
-import io.dra4j.runtime.kube.KubeException;
-import io.dra4j.runtime.kube.ResourceSlice;
-import io.dra4j.runtime.kube.ResourceType;
+import io.dra4j.kube.ForwardingKubeClient;
+import io.dra4j.kube.KubeClient;
+import io.dra4j.kube.KubeException;
+import io.dra4j.kube.ResourceSlice;
+import io.dra4j.kube.ResourceType;
 import java.util.List;
 
 /**

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dra4j.api.claim.ClaimRef;
 import io.dra4j.runtime.DraDriver;
-import io.dra4j.runtime.kube.DeviceClass;
-import io.dra4j.runtime.kube.HttpKubeClient;
-import io.dra4j.runtime.kube.KubeJson;
-import io.dra4j.runtime.kube.ResourceClaim;
+import io.dra4j.kube.DeviceClass;
+import io.dra4j.kube.HttpKubeClient;
+import io.dra4j.kube.KubeJson;
+import io.dra4j.kube.ResourceClaim;
 import io.dra4j.testkit.allocator.ClaimDecision;
 import io.dra4j.testkit.allocator.ClusterAllocator;
 import io.dra4j.testkit.apiserver.FakeApiServer;

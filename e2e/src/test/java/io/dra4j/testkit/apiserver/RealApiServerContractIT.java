@@ -1,8 +1,8 @@
 package io.dra4j.testkit.apiserver;
 
 import io.dra4j.e2e.Cluster;
-import io.dra4j.runtime.kube.KubeClient;
-import io.dra4j.runtime.kube.KubeClients;
+import io.dra4j.kube.KubeClient;
+import io.dra4j.kube.KubeClients;
 
 /**
  * The test kit's API server contract, run against the real kube-apiserver v1.37.2 of the e2e

@@ -10,7 +10,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.util.RawValue;
 import io.dra4j.api.claim.ClaimRef;
-import io.dra4j.runtime.internal.Failures;
+import io.dra4j.kube.internal.Failures;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;

@@ -1,7 +1,7 @@
 package io.dra4j.runtime.internal.checkpoint;
 
+import io.dra4j.kube.internal.Failures;
 import io.dra4j.runtime.files.AtomicFiles;
-import io.dra4j.runtime.internal.Failures;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;

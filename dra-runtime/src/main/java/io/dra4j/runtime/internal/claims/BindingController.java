@@ -7,16 +7,16 @@ import io.dra4j.api.claim.ClaimRef;
 import io.dra4j.api.device.NodeSelector;
 import io.dra4j.api.status.Condition;
 import io.dra4j.api.status.DeviceStatus;
-import io.dra4j.runtime.kube.AllocatedDeviceStatus;
-import io.dra4j.runtime.kube.AllocationResult;
-import io.dra4j.runtime.kube.ApplyOptions;
-import io.dra4j.runtime.kube.DeviceRequestAllocationResult;
-import io.dra4j.runtime.kube.Informer;
-import io.dra4j.runtime.kube.InformerHandler;
-import io.dra4j.runtime.kube.KubeClient;
-import io.dra4j.runtime.kube.KubeException;
-import io.dra4j.runtime.kube.KubeJson;
-import io.dra4j.runtime.kube.ResourceClaim;
+import io.dra4j.kube.AllocatedDeviceStatus;
+import io.dra4j.kube.AllocationResult;
+import io.dra4j.kube.ApplyOptions;
+import io.dra4j.kube.DeviceRequestAllocationResult;
+import io.dra4j.kube.Informer;
+import io.dra4j.kube.InformerHandler;
+import io.dra4j.kube.KubeClient;
+import io.dra4j.kube.KubeException;
+import io.dra4j.kube.KubeJson;
+import io.dra4j.kube.ResourceClaim;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -367,8 +367,8 @@ public final class BindingController implements AutoCloseable {
 
   /** The binding conditions of a settled device as the API server holds them. */
   private AllocatedDeviceStatus ours(BindingRequest d, Optional<AllocatedDeviceStatus> current) {
-    List<io.dra4j.runtime.kube.Condition> kept = new ArrayList<>();
-    for (io.dra4j.runtime.kube.Condition c :
+    List<io.dra4j.kube.Condition> kept = new ArrayList<>();
+    for (io.dra4j.kube.Condition c :
         current.map(AllocatedDeviceStatus::conditions).orElse(List.of())) {
       if (d.bindingConditions().contains(c.type())
           || d.bindingFailureConditions().contains(c.type())) {
@@ -410,7 +410,7 @@ public final class BindingController implements AutoCloseable {
   /** Whether the API server already holds these conditions (times aside). */
   private static boolean sameConditions(
       AllocatedDeviceStatus wanted, Optional<AllocatedDeviceStatus> held) {
-    for (io.dra4j.runtime.kube.Condition c : wanted.conditions()) {
+    for (io.dra4j.kube.Condition c : wanted.conditions()) {
       boolean found =
           held.isPresent()
               && held.get().conditions().stream()

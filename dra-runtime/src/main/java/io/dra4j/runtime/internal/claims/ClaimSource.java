@@ -1,8 +1,8 @@
 package io.dra4j.runtime.internal.claims;
 
-import io.dra4j.runtime.kube.KubeClient;
-import io.dra4j.runtime.kube.KubeException;
-import io.dra4j.runtime.kube.ResourceClaim;
+import io.dra4j.kube.KubeClient;
+import io.dra4j.kube.KubeException;
+import io.dra4j.kube.ResourceClaim;
 import java.io.IOException;
 import java.util.Objects;
 

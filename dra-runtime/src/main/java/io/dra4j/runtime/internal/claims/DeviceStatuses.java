@@ -5,8 +5,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.dra4j.api.status.Condition;
 import io.dra4j.api.status.DeviceStatus;
 import io.dra4j.api.status.NetworkDeviceData;
-import io.dra4j.runtime.kube.AllocatedDeviceStatus;
-import io.dra4j.runtime.kube.KubeJson;
+import io.dra4j.kube.AllocatedDeviceStatus;
+import io.dra4j.kube.KubeJson;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -275,16 +275,16 @@ final class DeviceStatuses {
       DeviceStatus s,
       Optional<AllocatedDeviceStatus> previous,
       Instant now) {
-    List<io.dra4j.runtime.kube.Condition> conditions = new ArrayList<>();
+    List<io.dra4j.kube.Condition> conditions = new ArrayList<>();
     for (Condition c : s.conditions()) {
-      io.dra4j.runtime.kube.Condition wire = io.dra4j.runtime.kube.Condition.from(c, now);
+      io.dra4j.kube.Condition wire = io.dra4j.kube.Condition.from(c, now);
       if (previous.isPresent()) {
-        for (io.dra4j.runtime.kube.Condition p : previous.get().conditions()) {
+        for (io.dra4j.kube.Condition p : previous.get().conditions()) {
           if (p.type().equals(c.type())
               && p.status().equals(c.status())
               && !p.lastTransitionTime().isEmpty()) {
             wire =
-                new io.dra4j.runtime.kube.Condition(
+                new io.dra4j.kube.Condition(
                     wire.type(),
                     wire.status(),
                     wire.observedGeneration(),

@@ -1,6 +1,12 @@
 package io.dra4j.runtime.internal.doctor;
 
 import io.dra4j.api.device.TaintEffect;
+import io.dra4j.kube.Condition;
+import io.dra4j.kube.DeviceRequestAllocationResult;
+import io.dra4j.kube.DeviceTaintRule;
+import io.dra4j.kube.OwnerReference;
+import io.dra4j.kube.Pod;
+import io.dra4j.kube.ResourceClaim;
 import io.dra4j.runtime.internal.doctor.Cluster.PublishedDevice;
 import io.dra4j.runtime.internal.doctor.Cluster.SourcedTaint;
 import io.dra4j.runtime.internal.doctor.DoctorReport.DryRun;
@@ -11,12 +17,6 @@ import io.dra4j.runtime.internal.doctor.DoctorReport.Rule;
 import io.dra4j.runtime.internal.doctor.DoctorReport.TaintedAllocation;
 import io.dra4j.runtime.internal.doctor.DoctorReport.TaintedDevice;
 import io.dra4j.runtime.internal.doctor.Finding.Severity;
-import io.dra4j.runtime.kube.Condition;
-import io.dra4j.runtime.kube.DeviceRequestAllocationResult;
-import io.dra4j.runtime.kube.DeviceTaintRule;
-import io.dra4j.runtime.kube.OwnerReference;
-import io.dra4j.runtime.kube.Pod;
-import io.dra4j.runtime.kube.ResourceClaim;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;

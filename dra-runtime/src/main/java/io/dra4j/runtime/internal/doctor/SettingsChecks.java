@@ -1,9 +1,9 @@
 package io.dra4j.runtime.internal.doctor;
 
+import io.dra4j.kube.Pod;
 import io.dra4j.runtime.internal.doctor.DoctorReport.AlphaField;
 import io.dra4j.runtime.internal.doctor.DoctorReport.Scheduler;
 import io.dra4j.runtime.internal.doctor.Finding.Severity;
-import io.dra4j.runtime.kube.Pod;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

@@ -1,11 +1,11 @@
 package io.dra4j.runtime.internal.health;
 
-import io.dra4j.runtime.kube.KubeNames;
+import io.dra4j.kube.KubeNames;
 import java.util.regex.Pattern;
 
 /**
  * A device taint's value is a label value; the health reason it carries is free text. (The key is
- * checked by {@link io.dra4j.runtime.kube.KubeNames#qualifiedName}.)
+ * checked by {@link io.dra4j.kube.KubeNames#qualifiedName}.)
  */
 final class LabelSyntax {
   private LabelSyntax() {}

@@ -1,9 +1,9 @@
 package io.dra4j.runtime.internal.kubelet;
 
+import io.dra4j.kube.KubeNames;
 import io.dra4j.proto.pluginregistration.PluginInfo;
 import io.dra4j.runtime.errors.MissingSettingException;
 import io.dra4j.runtime.files.AtomicFiles;
-import io.dra4j.runtime.kube.KubeNames;
 import io.dra4j.runtime.report.RegistrationStatus;
 import io.grpc.BindableService;
 import io.grpc.Server;

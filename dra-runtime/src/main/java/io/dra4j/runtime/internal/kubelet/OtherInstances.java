@@ -1,6 +1,6 @@
 package io.dra4j.runtime.internal.kubelet;
 
-import io.dra4j.runtime.internal.Failures;
+import io.dra4j.kube.internal.Failures;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;

@@ -3,7 +3,7 @@ package io.dra4j.runtime.internal.slices;
 import io.dra4j.api.device.Device;
 import io.dra4j.api.device.DeviceAttribute;
 import io.dra4j.api.device.DeviceCounterConsumption;
-import io.dra4j.runtime.kube.ResourceSliceSpec;
+import io.dra4j.kube.ResourceSliceSpec;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;

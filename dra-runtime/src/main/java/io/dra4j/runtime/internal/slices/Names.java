@@ -1,6 +1,6 @@
 package io.dra4j.runtime.internal.slices;
 
-import io.dra4j.runtime.kube.KubeNames;
+import io.dra4j.kube.KubeNames;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;

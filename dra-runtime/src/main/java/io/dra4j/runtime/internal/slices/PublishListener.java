@@ -13,7 +13,7 @@ public interface PublishListener {
   /**
    * A synchronization of {@code pool} failed; it is retried with exponential backoff.
    *
-   * @param e usually a {@link io.dra4j.runtime.kube.KubeException}
+   * @param e usually a {@link io.dra4j.kube.KubeException}
    */
   default void onError(String pool, Exception e) {}
 

@@ -2,7 +2,7 @@ package io.dra4j.runtime.internal.slices;
 
 import io.dra4j.api.device.Device;
 import io.dra4j.api.device.DeviceTaint;
-import io.dra4j.runtime.kube.ResourceSliceSpec;
+import io.dra4j.kube.ResourceSliceSpec;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;

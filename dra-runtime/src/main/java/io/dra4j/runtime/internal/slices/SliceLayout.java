@@ -4,7 +4,7 @@ import io.dra4j.api.device.CounterSet;
 import io.dra4j.api.device.Device;
 import io.dra4j.api.device.NodeSelector;
 import io.dra4j.api.provider.Pool;
-import io.dra4j.runtime.kube.ResourceSliceSpec;
+import io.dra4j.kube.ResourceSliceSpec;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

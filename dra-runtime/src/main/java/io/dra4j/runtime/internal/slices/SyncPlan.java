@@ -1,7 +1,7 @@
 package io.dra4j.runtime.internal.slices;
 
-import io.dra4j.runtime.kube.ResourceSlice;
-import io.dra4j.runtime.kube.ResourceSliceSpec;
+import io.dra4j.kube.ResourceSlice;
+import io.dra4j.kube.ResourceSliceSpec;
 import java.util.List;
 
 /**

@@ -8,7 +8,7 @@ import io.dra4j.api.claim.ClaimRef;
 import io.dra4j.api.status.Condition;
 import io.dra4j.api.status.DeviceStatus;
 import io.dra4j.api.status.NetworkDeviceData;
-import io.dra4j.runtime.kube.AllocatedDeviceStatus;
+import io.dra4j.kube.AllocatedDeviceStatus;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;

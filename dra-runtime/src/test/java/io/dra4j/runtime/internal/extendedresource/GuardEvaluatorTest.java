@@ -12,14 +12,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dra4j.api.device.Quantity;
 import io.dra4j.api.provider.Pool;
+import io.dra4j.kube.DeviceClass;
+import io.dra4j.kube.DeviceSelector;
+import io.dra4j.kube.Node;
+import io.dra4j.kube.ObjectMeta;
 import io.dra4j.runtime.extendedresource.GuardReport;
 import io.dra4j.runtime.extendedresource.GuardReport.Conflict;
 import io.dra4j.runtime.extendedresource.GuardReport.DeviceRef;
 import io.dra4j.runtime.internal.cel.CelSelectors;
-import io.dra4j.runtime.kube.DeviceClass;
-import io.dra4j.runtime.kube.DeviceSelector;
-import io.dra4j.runtime.kube.Node;
-import io.dra4j.runtime.kube.ObjectMeta;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;

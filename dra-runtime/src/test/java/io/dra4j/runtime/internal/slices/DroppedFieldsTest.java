@@ -15,7 +15,7 @@ import io.dra4j.api.device.Quantity;
 import io.dra4j.api.device.TaintEffect;
 import io.dra4j.api.provider.Pool;
 import io.dra4j.api.provider.PoolScope;
-import io.dra4j.runtime.kube.ResourceSliceSpec;
+import io.dra4j.kube.ResourceSliceSpec;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;

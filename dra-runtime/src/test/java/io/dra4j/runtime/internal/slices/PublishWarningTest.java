@@ -2,7 +2,7 @@ package io.dra4j.runtime.internal.slices;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.dra4j.runtime.kube.KubeException;
+import io.dra4j.kube.KubeException;
 import java.io.IOException;
 import org.junit.jupiter.api.Test;
 

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.dra4j.api.device.Quantity;
-import io.dra4j.runtime.kube.KubeJson;
-import io.dra4j.runtime.kube.Node;
+import io.dra4j.kube.KubeJson;
+import io.dra4j.kube.Node;
 import io.dra4j.testkit.apiserver.FakeApiServer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -53,19 +53,19 @@ class DoctorJarIT {
       try (var client = api.newClient()) {
         client.updateStatus(Node.TYPE, n.withStatus(Node.Status.of(gpus, gpus)));
         client.create(
-            io.dra4j.runtime.kube.DeviceClass.TYPE,
+            io.dra4j.kube.DeviceClass.TYPE,
             KubeJson.yaml()
                 .readValue(
                     "metadata: {name: gpu}\nspec: {extendedResourceName: example.com/gpu}\n",
-                    io.dra4j.runtime.kube.DeviceClass.class));
+                    io.dra4j.kube.DeviceClass.class));
         client.create(
-            io.dra4j.runtime.kube.ResourceSlice.TYPE,
+            io.dra4j.kube.ResourceSlice.TYPE,
             KubeJson.yaml()
                 .readValue(
                     "metadata: {name: s}\nspec: {driver: gpu.example.com, nodeName: node-1,"
                         + " pool: {name: node-1, generation: 1, resourceSliceCount: 1},"
                         + " devices: [{name: gpu-0}]}\n",
-                    io.dra4j.runtime.kube.ResourceSlice.class));
+                    io.dra4j.kube.ResourceSlice.class));
       }
       Result bad = run("--kubeconfig", kubeconfig.toString(), "--output", "json");
       assertThat(bad.exit()).as(bad.out() + bad.err()).isEqualTo(2);

@@ -44,7 +44,7 @@ class CdsArchiveIT {
         .contains(
             "io.dra4j.runtime.DriverMain ",
             "io.dra4j.runtime.internal.claims.ClaimPreparer ",
-            "io.dra4j.runtime.kube.HttpKubeClient ",
+            "io.dra4j.kube.HttpKubeClient ",
             "io.dra4j.proto.dra.v1.NodePrepareResourcesRequest ")
         // The launcher names its dev and train commands, so those classes load; the parts that
         // played the cluster do not.

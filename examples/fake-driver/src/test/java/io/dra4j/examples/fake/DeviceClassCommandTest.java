@@ -2,8 +2,8 @@ package io.dra4j.examples.fake;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.dra4j.runtime.kube.DeviceClass;
-import io.dra4j.runtime.kube.KubeJson;
+import io.dra4j.kube.DeviceClass;
+import io.dra4j.kube.KubeJson;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

@@ -3,7 +3,7 @@ package io.dra4j.examples.fake;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.dra4j.runtime.kube.KubeJson;
+import io.dra4j.kube.KubeJson;
 import io.dra4j.runtime.testsupport.PeerTools;
 import java.io.IOException;
 import java.io.InputStream;

@@ -3,12 +3,12 @@ package io.dra4j.examples.fake;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.dra4j.runtime.kube.HttpKubeClient;
-import io.dra4j.runtime.kube.KubeClients;
-import io.dra4j.runtime.kube.KubeJson;
-import io.dra4j.runtime.kube.ListOptions;
-import io.dra4j.runtime.kube.Node;
-import io.dra4j.runtime.kube.ResourceSlice;
+import io.dra4j.kube.HttpKubeClient;
+import io.dra4j.kube.KubeClients;
+import io.dra4j.kube.KubeJson;
+import io.dra4j.kube.ListOptions;
+import io.dra4j.kube.Node;
+import io.dra4j.kube.ResourceSlice;
 import io.dra4j.testkit.kubelet.KubeletSimulator;
 import io.dra4j.testkit.kubelet.PluginInstance;
 import java.net.ServerSocket;
