@@ -1,13 +1,13 @@
 package io.dra4j.runtime.extendedresource;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import io.dra4j.cel.CelSelectors;
+import io.dra4j.cel.SelectorCompileException;
 import io.dra4j.kube.DeviceClass;
 import io.dra4j.kube.DeviceSelector;
 import io.dra4j.kube.KubeJson;
 import io.dra4j.kube.KubeNames;
 import io.dra4j.kube.ObjectMeta;
-import io.dra4j.runtime.internal.cel.CelSelectors;
-import io.dra4j.runtime.internal.cel.SelectorCompileException;
 import io.dra4j.runtime.internal.slices.PoolValidator;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;

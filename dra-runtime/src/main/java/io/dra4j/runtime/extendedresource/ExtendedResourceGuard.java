@@ -2,6 +2,7 @@ package io.dra4j.runtime.extendedresource;
 
 import io.dra4j.api.device.Device;
 import io.dra4j.api.provider.Pool;
+import io.dra4j.cel.CelSelectors;
 import io.dra4j.kube.DeviceClass;
 import io.dra4j.kube.Informer;
 import io.dra4j.kube.InformerHandler;
@@ -14,7 +15,6 @@ import io.dra4j.runtime.extendedresource.GuardReport.Conflict;
 import io.dra4j.runtime.extendedresource.GuardReport.DeviceRef;
 import io.dra4j.runtime.extendedresource.GuardReport.Duplicate;
 import io.dra4j.runtime.extendedresource.GuardReport.UnusableName;
-import io.dra4j.runtime.internal.cel.CelSelectors;
 import io.dra4j.runtime.internal.extendedresource.GuardEvaluator;
 import java.time.Clock;
 import java.time.Duration;

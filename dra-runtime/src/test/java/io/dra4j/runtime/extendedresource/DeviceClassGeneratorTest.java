@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.dra4j.api.device.Device;
 import io.dra4j.api.device.DeviceAttribute;
+import io.dra4j.cel.CelSelectors;
 import io.dra4j.kube.DeviceClass;
 import io.dra4j.kube.DeviceSelector;
 import io.dra4j.kube.KubeJson;
-import io.dra4j.runtime.internal.cel.CelSelectors;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

@@ -1,11 +1,11 @@
 package io.dra4j.testkit.allocator;
 
+import io.dra4j.cel.CelSelectors;
 import io.dra4j.kube.DeviceClass;
 import io.dra4j.kube.Node;
 import io.dra4j.kube.ObjectMeta;
 import io.dra4j.kube.ResourceClaim;
 import io.dra4j.kube.ResourceSlice;
-import io.dra4j.runtime.internal.cel.CelSelectors;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;

@@ -1,9 +1,9 @@
 package io.dra4j.testkit.allocator;
 
 import io.dra4j.api.device.Device;
+import io.dra4j.cel.CelDevice;
 import io.dra4j.kube.NodeSelectors;
 import io.dra4j.kube.ResourceSlice;
-import io.dra4j.runtime.internal.cel.CelDevice;
 
 /** One device of a usable pool, in the order the search tries devices. */
 final class Candidate {

@@ -2,8 +2,8 @@ package io.dra4j.testkit.allocator;
 
 import io.dra4j.api.device.DeviceToleration;
 import io.dra4j.api.device.Quantity;
+import io.dra4j.cel.CompiledSelector;
 import io.dra4j.kube.DeviceClass;
-import io.dra4j.runtime.internal.cel.CompiledSelector;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;

@@ -1,10 +1,10 @@
 package io.dra4j.runtime.internal.doctor;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import io.dra4j.cel.CelSelectors;
 import io.dra4j.kube.HttpKubeClient;
 import io.dra4j.kube.KubeConfig;
 import io.dra4j.kube.KubeJson;
-import io.dra4j.runtime.internal.cel.CelSelectors;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;

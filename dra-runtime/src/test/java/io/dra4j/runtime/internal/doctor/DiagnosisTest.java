@@ -3,8 +3,8 @@ package io.dra4j.runtime.internal.doctor;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.dra4j.cel.CelSelectors;
 import io.dra4j.kube.KubeJson;
-import io.dra4j.runtime.internal.cel.CelSelectors;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;

@@ -12,6 +12,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dra4j.api.device.Quantity;
 import io.dra4j.api.provider.Pool;
+import io.dra4j.cel.CelSelectors;
 import io.dra4j.kube.DeviceClass;
 import io.dra4j.kube.DeviceSelector;
 import io.dra4j.kube.Node;
@@ -19,7 +20,6 @@ import io.dra4j.kube.ObjectMeta;
 import io.dra4j.runtime.extendedresource.GuardReport;
 import io.dra4j.runtime.extendedresource.GuardReport.Conflict;
 import io.dra4j.runtime.extendedresource.GuardReport.DeviceRef;
-import io.dra4j.runtime.internal.cel.CelSelectors;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;

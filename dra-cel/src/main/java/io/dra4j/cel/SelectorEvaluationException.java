@@ -1,4 +1,4 @@
-package io.dra4j.runtime.internal.cel;
+package io.dra4j.cel;
 
 /**
  * A selector failed while evaluating one device: a missing attribute ("no such key"), a failing

@@ -3,10 +3,10 @@
  * DeviceClasses and ResourceClaim requests), shared by the extended-resource migration guard and
  * the test kit's allocator.
  *
- * <p>Entry points: {@link io.dra4j.runtime.internal.cel.CelSelectors} compiles (and caches)
- * expressions, {@link io.dra4j.runtime.internal.cel.CompiledSelector} evaluates one against a
- * device, {@link io.dra4j.runtime.internal.cel.CelDevice} is the device as CEL sees it, {@link
- * io.dra4j.runtime.internal.cel.Semver} is the runtime's one semantic-version implementation.
+ * <p>Entry points: {@link io.dra4j.cel.CelSelectors} compiles (and caches) expressions, {@link
+ * io.dra4j.cel.CompiledSelector} evaluates one against a device, {@link io.dra4j.cel.CelDevice} is
+ * the device as CEL sees it, {@link io.dra4j.cel.Semver} is the runtime's one semantic-version
+ * implementation.
  *
  * <p>Known differences from Kubernetes, all deliberate or forced by dev.cel 0.14.0:
  *
@@ -25,4 +25,4 @@
  *
  * <p>Not API: internal to dra4j, used by its own modules only, and may change in any release.
  */
-package io.dra4j.runtime.internal.cel;
+package io.dra4j.cel;

@@ -1,4 +1,4 @@
-package io.dra4j.runtime.internal.cel;
+package io.dra4j.cel;
 
 /**
  * A selector expression is not valid: a syntax error, a type error (for example {@code quantity(1)}

@@ -1,4 +1,4 @@
-package io.dra4j.runtime.internal.cel;
+package io.dra4j.cel;
 
 import java.util.AbstractMap;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package io.dra4j.runtime.internal.cel;
+package io.dra4j.cel;
 
 import dev.cel.common.CelFunctionDecl;
 import dev.cel.common.CelOverloadDecl;

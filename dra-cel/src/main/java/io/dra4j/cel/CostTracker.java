@@ -1,4 +1,4 @@
-package io.dra4j.runtime.internal.cel;
+package io.dra4j.cel;
 
 import dev.cel.common.ast.CelExpr;
 import dev.cel.common.values.CelByteString;

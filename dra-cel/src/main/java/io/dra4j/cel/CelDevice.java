@@ -1,4 +1,4 @@
-package io.dra4j.runtime.internal.cel;
+package io.dra4j.cel;
 
 import io.dra4j.api.device.Device;
 import io.dra4j.api.device.DeviceAttribute;

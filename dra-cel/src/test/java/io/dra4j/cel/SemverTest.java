@@ -1,4 +1,4 @@
-package io.dra4j.runtime.internal.cel;
+package io.dra4j.cel;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

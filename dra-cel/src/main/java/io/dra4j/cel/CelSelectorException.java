@@ -1,4 +1,4 @@
-package io.dra4j.runtime.internal.cel;
+package io.dra4j.cel;
 
 /**
  * A CEL device selector could not be compiled or evaluated. The message always names the
