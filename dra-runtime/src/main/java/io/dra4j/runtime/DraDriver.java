@@ -24,6 +24,8 @@ import io.dra4j.runtime.internal.health.HealthHub;
 import io.dra4j.runtime.internal.kubelet.KubeletPluginServer;
 import io.dra4j.runtime.internal.kubelet.OtherInstances;
 import io.dra4j.runtime.internal.kubelet.SocketNames;
+import io.dra4j.runtime.internal.observe.DriverObserver;
+import io.dra4j.runtime.internal.observe.DriverObservers;
 import io.dra4j.runtime.internal.slices.SlicePublisher;
 import io.dra4j.runtime.report.ClaimStats;
 import io.dra4j.runtime.report.HealthView;
@@ -129,7 +131,7 @@ import org.slf4j.LoggerFactory;
  *       closes itself; {@link #fatalReason()} says why and {@link #awaitTermination()} returns.
  * </ul>
  *
- * The driver never exits the JVM; its launcher decides ({@link DriverMain} exits 1).
+ * The driver never exits the JVM; its launcher decides (dra-launcher's {@code run} exits 1).
  *
  * <h2>Defaults</h2>
  *
@@ -139,7 +141,7 @@ import org.slf4j.LoggerFactory;
  * CDI directory {@code /var/run/cdi}, sysfs {@code /sys}, dev {@code /dev}, no enrichers, no
  * provider settings, no pod UID (no rolling update), health taint {@code NoSchedule} lifted after
  * 60 s healthy, extended-resource policy {@code wait}, no device metadata, warm-up on, errors
- * logged, metrics in a registry of the driver's own.
+ * logged; metrics only where dra-launcher's {@code run} command records them.
  */
 public final class DraDriver implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(DraDriver.class);
@@ -152,7 +154,7 @@ public final class DraDriver implements AutoCloseable {
   }
 
   private final Settings settings;
-  private final DriverMetrics metrics;
+  private final DriverObserver observer;
   private final ScheduledExecutorService inventoryThread;
   private final AtomicBoolean publishQueued = new AtomicBoolean();
   private final Object lifecycle = new Object();
@@ -188,8 +190,8 @@ public final class DraDriver implements AutoCloseable {
             });
     executor.setRemoveOnCancelPolicy(true);
     this.inventoryThread = executor;
-    this.metrics = settings.metrics.orElseGet(DriverMetrics::create);
-    metrics.bind(new MetricsSource());
+    this.observer = settings.observer;
+    observer.bind(new MetricsSource());
   }
 
   /** A builder; driver name, node name, provider and client are required. */
@@ -264,10 +266,10 @@ public final class DraDriver implements AutoCloseable {
         SlicePublisher.builder(s.kubeClient, s.driverName)
             .nodeName(s.nodeName)
             .dynamicTaints(health.isPresent())
-            .syncObserver(metrics.publisherSyncs())
+            .syncObserver(observer.publisherSyncs())
             .errorHandler(this::report)
             .build();
-    preparer = PreparePath.preparer(s, this::lookup, false, metrics.claims(), this::report);
+    preparer = PreparePath.preparer(s, this::lookup, false, observer.claims(), this::report);
     RecoveryReport recovery = preparer.recover();
     LOG.info("driver {} on node {}: claim state recovered: {}", s.driverName, s.nodeName, recovery);
     long tRecovered = System.nanoTime();
@@ -297,7 +299,7 @@ public final class DraDriver implements AutoCloseable {
       long warmUpStart = System.nanoTime();
       try {
         LOG.info("prepare path warmed up: {}", Warmup.run(s.kubeClient));
-        metrics.warmedUp(Duration.ofNanos(System.nanoTime() - warmUpStart));
+        observer.warmedUp(Duration.ofNanos(System.nanoTime() - warmUpStart));
       } catch (IOException | RuntimeException e) {
         // An optimisation: a driver that cannot warm up still serves, just slower at first.
         LOG.warn("warm-up skipped: {}", e.toString());
@@ -311,7 +313,7 @@ public final class DraDriver implements AutoCloseable {
     long tWarm = System.nanoTime();
     checkNotClosed();
     KubeletPluginServer.Builder sb =
-        PreparePath.server(s, preparer, false, metrics.kubeletCalls())
+        PreparePath.server(s, preparer, false, observer.kubeletCalls())
             .registrationListener(this::registrationChanged);
     health.ifPresent(sb::healthSource);
     server = sb.build().start();
@@ -641,11 +643,6 @@ public final class DraDriver implements AutoCloseable {
     return publisher.awaitIdle(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
   }
 
-  /** Where this driver records its metrics: the one given to the builder, or its own. */
-  public DriverMetrics metrics() {
-    return metrics;
-  }
-
   /** Slice publishing counters; empty before start. */
   public Optional<PublisherStats> publisherStats() {
     return Optional.ofNullable(publisher).map(SlicePublisher::stats);
@@ -699,7 +696,7 @@ public final class DraDriver implements AutoCloseable {
   }
 
   /** What the metrics read at scrape time: this driver's own accessors. */
-  private final class MetricsSource implements DriverMetrics.Source {
+  private final class MetricsSource implements DriverObserver.Source {
     @Override
     public String driverName() {
       return settings.driverName;
@@ -788,7 +785,7 @@ public final class DraDriver implements AutoCloseable {
       boolean deviceMetadata,
       boolean warmUp,
       DriverErrorHandler errorHandler,
-      Optional<DriverMetrics> metrics) {}
+      DriverObserver observer) {}
 
   /**
    * Builds a {@link DraDriver}. Four settings are required (driver name, node name, provider, API
@@ -815,7 +812,11 @@ public final class DraDriver implements AutoCloseable {
     private boolean deviceMetadata;
     private boolean warmUp = true;
     private DriverErrorHandler errorHandler = DriverErrorHandler.logging();
-    private Optional<DriverMetrics> metrics = Optional.empty();
+    private DriverObserver observer = DriverObserver.NONE;
+
+    static {
+      DriverObservers.install((builder, observer) -> builder.observer = observer);
+    }
 
     private Builder() {}
 
@@ -972,23 +973,12 @@ public final class DraDriver implements AutoCloseable {
      * extended-resource guard, the health hub, the claim pipeline and the kubelet registration (see
      * {@link DriverError.Source}). After a {@linkplain DriverError.Severity#FATAL fatal} one (the
      * guard's {@code fail} policy) the driver closes itself once the handler returns; the driver
-     * never exits the JVM, its launcher decides ({@code DriverMain} exits 1). Errors a caller
-     * receives (a failed claim goes back to the kubelet, {@link DraDriver#start()} throws) are not
-     * reported here. Default: {@link DriverErrorHandler#logging()}.
+     * never exits the JVM, its launcher decides (dra-launcher's {@code run} exits 1). Errors a
+     * caller receives (a failed claim goes back to the kubelet, {@link DraDriver#start()} throws)
+     * are not reported here. Default: {@link DriverErrorHandler#logging()}.
      */
     public Builder errorHandler(DriverErrorHandler value) {
       errorHandler = Objects.requireNonNull(value, "errorHandler");
-      return this;
-    }
-
-    /**
-     * Where the driver records its metrics. Pass the one the API client reports to ({@code
-     * HttpKubeClient.Builder.observer(metrics.apiRequests())}) to have the API series filled. One
-     * driver per instance. Default: a new {@link DriverMetrics} of the driver's own ({@link
-     * DraDriver#metrics()}).
-     */
-    public Builder metrics(DriverMetrics value) {
-      metrics = Optional.of(Objects.requireNonNull(value, "metrics"));
       return this;
     }
 
@@ -1028,7 +1018,7 @@ public final class DraDriver implements AutoCloseable {
           deviceMetadata,
           warmUp,
           errorHandler,
-          metrics);
+          observer);
     }
 
     private static void require(Object value, String name) {

@@ -15,7 +15,7 @@ import io.dra4j.kube.KubeJson;
 import io.dra4j.kube.ObjectMeta;
 import io.dra4j.kube.ResourceSlice;
 import io.dra4j.kube.ResourceSliceSpec;
-import io.dra4j.runtime.extendedresource.DeviceClassGenerator;
+import io.dra4j.launcher.DeviceClassGenerator;
 import io.dra4j.runtime.internal.slices.LayoutOptions;
 import io.dra4j.runtime.internal.slices.PoolValidator;
 import io.dra4j.runtime.internal.slices.SliceLayout;

@@ -100,7 +100,7 @@ public final class ExtendedResourceNames {
   }
 
   /** A driver name: at most 63 characters, a DNS subdomain (compared in lower case). */
-  static List<String> driverName(String name) {
+  public static List<String> driverName(String name) {
     List<String> problems = new ArrayList<>();
     if (name.length() > Limits.DRIVER_NAME_MAX_LENGTH) {
       problems.add(KubeNames.tooLong(name, Limits.DRIVER_NAME_MAX_LENGTH));

@@ -6,8 +6,8 @@
  * Node, evaluates the classes' CEL selectors against this driver's devices and, under the default
  * {@code wait} policy, filters out the devices of a conflicting class until the node stops
  * advertising the name. {@link io.dra4j.runtime.extendedresource.GuardReport} says what it decided
- * and why. {@link io.dra4j.runtime.extendedresource.DeviceClassGenerator} (the launcher's {@code
- * deviceclass} command) writes a DeviceClass that maps a name to a driver's devices, checked by the
- * same name rules.
+ * and why. dra-launcher's {@code deviceclass} command writes a DeviceClass that maps a name to a
+ * driver's devices, checked by the same name rules ({@link
+ * io.dra4j.runtime.extendedresource.ExtendedResourceNames}).
  */
 package io.dra4j.runtime.extendedresource;

@@ -13,7 +13,7 @@ import io.dra4j.fake.FakeDeviceProvider;
 import io.dra4j.kube.DeviceClass;
 import io.dra4j.kube.DeviceSelector;
 import io.dra4j.kube.KubeJson;
-import io.dra4j.runtime.extendedresource.DeviceClassGenerator;
+import io.dra4j.launcher.DeviceClassGenerator;
 import io.dra4j.testkit.schema.OpenApiSchemas;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

@@ -41,7 +41,7 @@ class TrainCommandTest {
         List.of(
             "-cp",
             System.getProperty("java.class.path"),
-            "io.dra4j.runtime.DriverMain",
+            "io.dra4j.launcher.DriverMain",
             "run",
             "--provider",
             "fake",

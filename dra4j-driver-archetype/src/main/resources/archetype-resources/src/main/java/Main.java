@@ -1,7 +1,7 @@
 package ${package};
 
-import io.dra4j.runtime.Launcher;
-import io.dra4j.runtime.extendedresource.DeviceClassGenerator;
+import io.dra4j.launcher.Launcher;
+import io.dra4j.launcher.DeviceClassGenerator;
 import io.dra4j.testkit.dev.DevCommand;
 import io.dra4j.testkit.training.TrainCommand;
 import java.util.Map;

@@ -1,6 +1,6 @@
 package io.dra4j.examples.fake;
 
-import io.dra4j.runtime.Launcher;
+import io.dra4j.launcher.Launcher;
 import io.dra4j.testkit.dev.DevCommand;
 import io.dra4j.testkit.training.TrainCommand;
 import java.io.PrintStream;

@@ -42,7 +42,7 @@ class CdsArchiveIT {
         java("-XX:SharedArchiveFile=" + ARCHIVE, "-XX:+PrintSharedArchiveAndExit", "-jar", JAR);
     assertThat(listing)
         .contains(
-            "io.dra4j.runtime.DriverMain ",
+            "io.dra4j.launcher.DriverMain ",
             "io.dra4j.runtime.internal.claims.ClaimPreparer ",
             "io.dra4j.kube.HttpKubeClient ",
             "io.dra4j.proto.dra.v1.NodePrepareResourcesRequest ")

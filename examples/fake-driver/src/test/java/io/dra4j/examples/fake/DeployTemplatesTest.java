@@ -9,7 +9,7 @@ import io.dra4j.api.device.Device;
 import io.dra4j.api.provider.ProviderContext;
 import io.dra4j.cel.CelSelectors;
 import io.dra4j.fake.FakeDeviceProvider;
-import io.dra4j.runtime.DriverOptions;
+import io.dra4j.launcher.DriverOptions;
 import io.dra4j.testkit.schema.OpenApiSchemas;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -2,7 +2,7 @@ package io.dra4j.examples.fake;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.dra4j.runtime.DriverOptions;
+import io.dra4j.launcher.DriverOptions;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import io.dra4j.runtime.DriverOptions;
+import io.dra4j.launcher.DriverOptions;
 import io.dra4j.runtime.testsupport.Helm;
 import io.dra4j.runtime.testsupport.PeerTools;
 import io.dra4j.testkit.schema.OpenApiSchemas;

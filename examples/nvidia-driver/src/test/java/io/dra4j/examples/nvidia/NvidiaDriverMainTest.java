@@ -2,8 +2,8 @@ package io.dra4j.examples.nvidia;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.dra4j.launcher.DriverOptions;
 import io.dra4j.nvidia.NvidiaDiscoverCommand;
-import io.dra4j.runtime.DriverOptions;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

@@ -1,11 +1,13 @@
-package io.dra4j.runtime;
+package io.dra4j.launcher;
 
 import io.dra4j.api.provider.DeviceEnricher;
 import io.dra4j.api.provider.DeviceProvider;
 import io.dra4j.kube.HttpKubeClient;
 import io.dra4j.kube.KubeConfig;
-import io.dra4j.runtime.internal.status.StatusServer;
-import io.dra4j.runtime.logging.LineLogging;
+import io.dra4j.launcher.internal.status.StatusServer;
+import io.dra4j.launcher.logging.LineLogging;
+import io.dra4j.runtime.DraDriver;
+import io.dra4j.runtime.internal.observe.DriverObservers;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -90,12 +92,10 @@ public final class DriverMain {
     DraDriver driver;
     try {
       driver =
-          options
-              .applyTo(DraDriver.builder())
+          DriverObservers.observe(options.applyTo(DraDriver.builder()), metrics)
               .provider(provider)
               .enrichers(enrichers)
               .kubeClient(client)
-              .metrics(metrics)
               .build();
     } catch (IllegalArgumentException e) {
       err.println("error: " + e.getMessage());

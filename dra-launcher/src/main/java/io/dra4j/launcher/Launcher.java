@@ -1,27 +1,29 @@
-package io.dra4j.runtime;
+package io.dra4j.launcher;
 
-import io.dra4j.runtime.extendedresource.DeviceClassGenerator;
+import io.dra4j.launcher.logging.LineLogging;
 import io.dra4j.runtime.internal.doctor.Doctor;
-import io.dra4j.runtime.logging.LineLogging;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.ServiceLoader;
 
 /**
  * A driver's command line, {@code java -jar <driver>.jar COMMAND [flags]}: the commands every
  * driver has ({@code run}, the driver as its DaemonSet runs it; {@code deviceclass}, its
- * DeviceClass; {@code doctor}, the migration doctor) and those a vendor's {@code main} adds or
- * replaces, each with its own {@code --help}.
+ * DeviceClass), those the artifacts on the class path contribute ({@link LauncherCommand}: {@code
+ * doctor} from dra-doctor, {@code dev} and {@code train} from dra-dev) and those a vendor's {@code
+ * main} adds or replaces, each with its own {@code --help}.
  *
  * <pre>{@code
  * public static void main(String[] args) {
  *   Launcher.named("acme-driver.jar")
  *       .defaults(Map.of("driver-name", "accel.acme.example"))
- *       .command("dev", "the driver on this machine, no cluster", DevCommand::run)
+ *       .command("discover", "print what this node would publish", Discover::run)
  *       .main(args);
  * }
  * }</pre>
@@ -73,9 +75,20 @@ public final class Launcher {
         Doctor.COMMAND,
         "check a cluster's migration from device plugins to DRA, read-only",
         (args, d, env, out, err) -> Doctor.run(args, env, out, err));
+    List<LauncherCommand> contributed = new ArrayList<>();
+    ServiceLoader.load(LauncherCommand.class).forEach(contributed::add);
+    contributed.sort(Comparator.comparing(LauncherCommand::name));
+    for (LauncherCommand c : contributed) {
+      if (!commands.containsKey(c.name())) {
+        command(c.name(), c.description(), c);
+      }
+    }
   }
 
-  /** A launcher with the built-in commands; {@code name} is how its usage names the program. */
+  /**
+   * A launcher with the built-in commands and those the class path contributes ({@link
+   * LauncherCommand}); {@code name} is how its usage names the program.
+   */
   public static Launcher named(String name) {
     return new Launcher(Objects.requireNonNull(name, "name"));
   }

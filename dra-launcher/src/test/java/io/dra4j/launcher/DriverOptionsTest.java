@@ -1,4 +1,4 @@
-package io.dra4j.runtime;
+package io.dra4j.launcher;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -11,12 +11,15 @@ import io.dra4j.api.provider.DeviceProvider;
 import io.dra4j.api.provider.Inventory;
 import io.dra4j.api.provider.ProviderContext;
 import io.dra4j.kube.KubeClient;
+import io.dra4j.runtime.DraDriver;
 import io.dra4j.runtime.extendedresource.ExtendedResourceGuard;
+import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class DriverOptionsTest {
@@ -148,7 +151,7 @@ class DriverOptionsTest {
   }
 
   @Test
-  void applyToSetsEveryDriverSettingAndDefaultsMatchTheBuilders() {
+  void applyToSetsEveryDriverSettingAndDefaultsMatchTheBuilders() throws Exception {
     DriverOptions o =
         parse(
             List.of(
@@ -166,27 +169,56 @@ class DriverOptionsTest {
                 "--device-metadata",
                 "--no-warm-up"),
             DRIVER);
-    DraDriver.Settings s = withRequired(o.applyTo(DraDriver.builder())).settings();
-    assertThat(s.driverName()).isEqualTo("gpu.example.com");
-    assertThat(s.nodeName()).isEqualTo("n");
-    assertThat(List.of(s.registrarDirectory(), s.pluginDirectory(), s.cdiDirectory()))
-        .containsExactly(Path.of("/r"), Path.of("/p"), Path.of("/c"));
-    assertThat(List.of(s.sysfsRoot(), s.devRoot())).containsExactly(Path.of("/s"), Path.of("/d"));
-    assertThat(s.podUid()).contains("u1");
-    assertThat(s.config()).containsExactlyEntriesOf(Map.of("devices", "4"));
-    assertThat(s.extendedResourcePolicy()).isEqualTo(ExtendedResourceGuard.Policy.WARN);
-    assertThat(s.healthTaintEffect()).isEqualTo(TaintEffect.NO_EXECUTE);
-    assertThat(s.healthRecoveryDelay()).isEqualTo(Duration.ofSeconds(5));
-    assertThat(s.deviceMetadata()).isTrue();
-    assertThat(s.warmUp()).isFalse();
+    Object s = settings(withRequired(o.applyTo(DraDriver.builder())));
+    assertThat(s)
+        .extracting(
+            "driverName",
+            "nodeName",
+            "registrarDirectory",
+            "pluginDirectory",
+            "cdiDirectory",
+            "sysfsRoot",
+            "devRoot",
+            "podUid",
+            "config",
+            "extendedResourcePolicy",
+            "healthTaintEffect",
+            "healthRecoveryDelay",
+            "deviceMetadata",
+            "warmUp")
+        .containsExactly(
+            "gpu.example.com",
+            "n",
+            Path.of("/r"),
+            Path.of("/p"),
+            Path.of("/c"),
+            Path.of("/s"),
+            Path.of("/d"),
+            Optional.of("u1"),
+            Map.of("devices", "4"),
+            ExtendedResourceGuard.Policy.WARN,
+            TaintEffect.NO_EXECUTE,
+            Duration.ofSeconds(5),
+            true,
+            false);
 
     // Given no flags, the options and the builder agree on every default.
-    DraDriver.Settings flagless =
-        withRequired(parse(List.of("--node-name=n"), DRIVER).applyTo(DraDriver.builder()))
-            .settings();
-    DraDriver.Settings builderOnly =
-        withRequired(DraDriver.builder().driverName("gpu.example.com").nodeName("n")).settings();
+    Object flagless =
+        settings(
+            withRequired(parse(List.of("--node-name=n"), DRIVER).applyTo(DraDriver.builder())));
+    Object builderOnly =
+        settings(withRequired(DraDriver.builder().driverName("gpu.example.com").nodeName("n")));
     assertThat(flagless).usingRecursiveComparison().isEqualTo(builderOnly);
+  }
+
+  /**
+   * The settings a builder would build a driver with, every default resolved: the core keeps them
+   * to itself (a package-private record), so the launcher's test reads them reflectively.
+   */
+  private static Object settings(DraDriver.Builder b) throws ReflectiveOperationException {
+    Method settings = DraDriver.Builder.class.getDeclaredMethod("settings");
+    settings.setAccessible(true);
+    return settings.invoke(b);
   }
 
   private static final DeviceProvider PROVIDER =

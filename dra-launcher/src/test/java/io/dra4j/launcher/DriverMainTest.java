@@ -1,4 +1,4 @@
-package io.dra4j.runtime;
+package io.dra4j.launcher;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package io.dra4j.runtime;
+package io.dra4j.launcher;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -72,6 +72,21 @@ class LauncherTest {
   }
 
   @Test
+  void theClassPathContributesCommandsButNeverReplacesABuiltInOne() {
+    assertThat(run("greet", "a")).isEqualTo(3);
+    assertThat(out()).contains("greet [a] {driver-name=accel.acme.example}");
+    out.reset();
+    assertThat(run("--help")).isZero();
+    assertThat(out())
+        .contains("\n  greet        a command an artifact on the class path contributes\n")
+        .doesNotContain("not the driver");
+    // The built-in run parses its own flags: its help, not the contributed command.
+    out.reset();
+    assertThat(run("run", "--help")).isZero();
+    assertThat(out()).contains("--driver-name");
+  }
+
+  @Test
   void nettysFlightRecorderEventsAreOffUnlessAsked() {
     String key = "io.grpc.netty.shaded.io.netty.jfr.enabled";
     String before = System.getProperty(key);
@@ -104,7 +119,7 @@ class LauncherTest {
     assertThat(err())
         .startsWith(
             "error: unknown command \"rnu\": the first word names a command (run, deviceclass,"
-                + " doctor, dev)\nUsage: acme-driver.jar");
+                + " doctor, greet, dev)\nUsage: acme-driver.jar");
     err.reset();
     assertThat(run("--node-name", "n", "run")).isEqualTo(Launcher.EXIT_USAGE);
     assertThat(err()).startsWith("error: unknown flag \"--node-name\"");

@@ -1,14 +1,15 @@
-package io.dra4j.runtime;
+package io.dra4j.launcher;
 
 import io.dra4j.api.device.TaintEffect;
 import io.dra4j.api.provider.ProviderContext;
 import io.dra4j.kube.HttpKubeClient;
 import io.dra4j.kube.internal.IpLiteral;
+import io.dra4j.launcher.logging.LineLogging;
+import io.dra4j.runtime.DraDriver;
 import io.dra4j.runtime.cdi.CdiSpecWriter;
 import io.dra4j.runtime.extendedresource.ExtendedResourceGuard;
 import io.dra4j.runtime.internal.health.HealthHub;
 import io.dra4j.runtime.internal.kubelet.SocketNames;
-import io.dra4j.runtime.logging.LineLogging;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;

@@ -1,8 +1,9 @@
-package io.dra4j.runtime;
+package io.dra4j.launcher;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import io.dra4j.api.provider.Pool;
 import io.dra4j.kube.KubeJson;
+import io.dra4j.runtime.DraDriver;
 import io.dra4j.runtime.extendedresource.GuardReport;
 import io.dra4j.runtime.report.HealthView;
 import java.util.ArrayList;

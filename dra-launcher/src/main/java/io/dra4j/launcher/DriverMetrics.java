@@ -1,12 +1,12 @@
-package io.dra4j.runtime;
+package io.dra4j.launcher;
 
 import com.sun.net.httpserver.HttpHandler;
 import io.dra4j.api.health.HealthStatus;
-import io.dra4j.api.provider.Pool;
 import io.dra4j.kube.RequestObserver;
 import io.dra4j.runtime.extendedresource.GuardReport;
 import io.dra4j.runtime.internal.claims.ClaimListener;
 import io.dra4j.runtime.internal.kubelet.CallObserver;
+import io.dra4j.runtime.internal.observe.DriverObserver;
 import io.dra4j.runtime.internal.slices.SyncObserver;
 import io.dra4j.runtime.report.ClaimStats;
 import io.dra4j.runtime.report.HealthView;
@@ -46,7 +46,7 @@ import java.util.function.Consumer;
  * classes), except {@code dra4j_device_health} (one series per health state of each device, for at
  * most {@link #MAX_DEVICE_SERIES} devices) and {@code dra4j_driver_info} (one series).
  */
-public final class DriverMetrics {
+public final class DriverMetrics implements DriverObserver {
 
   /**
    * Latency buckets in seconds, 0.1 ms to 10 s in 1-2.5-5 steps: a prepare answered from the
@@ -201,7 +201,8 @@ public final class DriverMetrics {
    *
    * @throws IllegalStateException when a source was bound already
    */
-  synchronized void bind(Source value) {
+  @Override
+  public synchronized void bind(Source value) {
     Objects.requireNonNull(value, "source");
     if (source != Source.NONE) {
       throw new IllegalStateException("the metrics are bound to a driver already");
@@ -231,13 +232,15 @@ public final class DriverMetrics {
   }
 
   /** What the kubelet plugin server reports. */
-  CallObserver kubeletCalls() {
+  @Override
+  public CallObserver kubeletCalls() {
     return (method, result, nanos) ->
         kubeletCalls.labelValues(method, label(result)).observe(seconds(nanos));
   }
 
   /** What the claim pipeline reports (its counters are read through the {@link Source}). */
-  ClaimListener claims() {
+  @Override
+  public ClaimListener claims() {
     return new ClaimListener() {
       @Override
       public void providerCalled(ProviderCall call, Duration took, boolean failed) {
@@ -268,12 +271,14 @@ public final class DriverMetrics {
   }
 
   /** What the slice publisher reports. */
-  SyncObserver publisherSyncs() {
+  @Override
+  public SyncObserver publisherSyncs() {
     return (nanos, failed) -> publisherSyncs.labelValues(result(failed)).observe(seconds(nanos));
   }
 
   /** The warm-up before registering took {@code took}. */
-  void warmedUp(Duration took) {
+  @Override
+  public void warmedUp(Duration took) {
     warmUp.set(seconds(took.toNanos()));
   }
 
@@ -499,59 +504,6 @@ public final class DriverMetrics {
 
   private static double seconds(long nanos) {
     return nanos / 1e9;
-  }
-
-  /**
-   * The driver's state, read at every scrape: keep each method cheap and thread-safe. Each default
-   * is what a driver that has not started reports.
-   */
-  interface Source {
-    default String driverName() {
-      return "";
-    }
-
-    default String nodeName() {
-      return "";
-    }
-
-    default boolean isAlive() {
-      return false;
-    }
-
-    default boolean isReady() {
-      return false;
-    }
-
-    default boolean isRegistered() {
-      return false;
-    }
-
-    default List<Pool> publishedInventory() {
-      return List.of();
-    }
-
-    default int pendingPools() {
-      return 0;
-    }
-
-    default Optional<PublisherStats> publisherStats() {
-      return Optional.empty();
-    }
-
-    default Optional<ClaimStats> claimStats() {
-      return Optional.empty();
-    }
-
-    default Optional<HealthView> healthView() {
-      return Optional.empty();
-    }
-
-    default Optional<GuardReport> guardReport() {
-      return Optional.empty();
-    }
-
-    /** Before a driver is bound. */
-    Source NONE = new Source() {};
   }
 
   /**

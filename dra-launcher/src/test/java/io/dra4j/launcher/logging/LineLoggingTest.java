@@ -1,4 +1,4 @@
-package io.dra4j.runtime.logging;
+package io.dra4j.launcher.logging;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

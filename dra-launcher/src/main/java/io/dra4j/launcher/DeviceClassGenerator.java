@@ -1,4 +1,4 @@
-package io.dra4j.runtime.extendedresource;
+package io.dra4j.launcher;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import io.dra4j.cel.CelSelectors;
@@ -8,6 +8,7 @@ import io.dra4j.kube.DeviceSelector;
 import io.dra4j.kube.KubeJson;
 import io.dra4j.kube.KubeNames;
 import io.dra4j.kube.ObjectMeta;
+import io.dra4j.runtime.extendedresource.ExtendedResourceNames;
 import io.dra4j.runtime.internal.slices.PoolValidator;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;

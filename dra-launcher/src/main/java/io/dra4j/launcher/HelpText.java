@@ -1,4 +1,4 @@
-package io.dra4j.runtime;
+package io.dra4j.launcher;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.dra4j.runtime.internal.status;
+package io.dra4j.launcher.internal.status;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

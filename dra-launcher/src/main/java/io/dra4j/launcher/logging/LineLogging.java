@@ -1,4 +1,4 @@
-package io.dra4j.runtime.logging;
+package io.dra4j.launcher.logging;
 
 import java.io.PrintStream;
 import java.time.Instant;

@@ -1,4 +1,4 @@
-package io.dra4j.runtime.internal.status;
+package io.dra4j.launcher.internal.status;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;

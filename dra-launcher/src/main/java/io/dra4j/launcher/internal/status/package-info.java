@@ -3,4 +3,4 @@
  *
  * <p>Not API: internal to dra4j, used by its own modules only, and may change in any release.
  */
-package io.dra4j.runtime.internal.status;
+package io.dra4j.launcher.internal.status;
