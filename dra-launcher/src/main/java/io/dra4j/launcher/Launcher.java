@@ -1,7 +1,6 @@
 package io.dra4j.launcher;
 
 import io.dra4j.launcher.logging.LineLogging;
-import io.dra4j.runtime.internal.doctor.Doctor;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -71,10 +70,6 @@ public final class Launcher {
         DeviceClassGenerator.COMMAND,
         "print a DeviceClass for this driver's devices",
         DeviceClassGenerator::run);
-    command(
-        Doctor.COMMAND,
-        "check a cluster's migration from device plugins to DRA, read-only",
-        (args, d, env, out, err) -> Doctor.run(args, env, out, err));
     List<LauncherCommand> contributed = new ArrayList<>();
     ServiceLoader.load(LauncherCommand.class).forEach(contributed::add);
     contributed.sort(Comparator.comparing(LauncherCommand::name));

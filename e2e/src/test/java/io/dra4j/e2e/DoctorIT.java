@@ -3,8 +3,8 @@ package io.dra4j.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.dra4j.doctor.Doctor;
 import io.dra4j.kube.KubeJson;
-import io.dra4j.runtime.internal.doctor.Doctor;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

@@ -16,8 +16,8 @@ import java.util.Locale;
  * DeviceClass). Each check returns the broken rules as phrases, empty when the name is fine.
  *
  * <p>Also the scheduler's choice among classes that map the same name ({@link #SCHEDULER_ORDER}).
- * Public so that the migration doctor ({@code io.dra4j.runtime.internal.doctor}) and the test kit's
- * scheduler apply the guard's rules instead of copies of them.
+ * Public so that the migration doctor ({@code io.dra4j.doctor}) and the test kit's scheduler apply
+ * the guard's rules instead of copies of them.
  */
 public final class ExtendedResourceNames {
   private ExtendedResourceNames() {}

@@ -1,4 +1,4 @@
-package io.dra4j.runtime.internal.doctor;
+package io.dra4j.doctor;
 
 import java.util.Optional;
 import java.util.regex.Matcher;

@@ -1,4 +1,4 @@
-package io.dra4j.runtime.internal.doctor;
+package io.dra4j.doctor;
 
 import java.util.List;
 import java.util.Map;

@@ -1,7 +1,8 @@
-package io.dra4j.runtime.internal.doctor;
+package io.dra4j.doctor;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.dra4j.doctor.DoctorReport.Unreadable;
 import io.dra4j.kube.DeviceClass;
 import io.dra4j.kube.DeviceTaintRule;
 import io.dra4j.kube.HttpKubeClient;
@@ -14,7 +15,6 @@ import io.dra4j.kube.Pod;
 import io.dra4j.kube.ResourceClaim;
 import io.dra4j.kube.ResourceSlice;
 import io.dra4j.kube.ResourceType;
-import io.dra4j.runtime.internal.doctor.DoctorReport.Unreadable;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

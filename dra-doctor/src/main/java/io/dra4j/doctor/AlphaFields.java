@@ -1,7 +1,7 @@
-package io.dra4j.runtime.internal.doctor;
+package io.dra4j.doctor;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.dra4j.runtime.internal.doctor.DoctorReport.AlphaField;
+import io.dra4j.doctor.DoctorReport.AlphaField;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.dra4j.runtime.internal.doctor;
+package io.dra4j.doctor;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import io.dra4j.cel.CelSelectors;

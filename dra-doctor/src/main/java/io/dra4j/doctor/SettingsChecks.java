@@ -1,9 +1,9 @@
-package io.dra4j.runtime.internal.doctor;
+package io.dra4j.doctor;
 
+import io.dra4j.doctor.DoctorReport.AlphaField;
+import io.dra4j.doctor.DoctorReport.Scheduler;
+import io.dra4j.doctor.Finding.Severity;
 import io.dra4j.kube.Pod;
-import io.dra4j.runtime.internal.doctor.DoctorReport.AlphaField;
-import io.dra4j.runtime.internal.doctor.DoctorReport.Scheduler;
-import io.dra4j.runtime.internal.doctor.Finding.Severity;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

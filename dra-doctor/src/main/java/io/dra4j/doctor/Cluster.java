@@ -1,4 +1,4 @@
-package io.dra4j.runtime.internal.doctor;
+package io.dra4j.doctor;
 
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -6,6 +6,7 @@ import io.dra4j.api.device.Device;
 import io.dra4j.api.device.DeviceTaint;
 import io.dra4j.api.device.Quantity;
 import io.dra4j.api.device.TaintEffect;
+import io.dra4j.doctor.DoctorReport.Unreadable;
 import io.dra4j.kube.DeviceClass;
 import io.dra4j.kube.DeviceTaintRule;
 import io.dra4j.kube.KubeJson;
@@ -16,7 +17,6 @@ import io.dra4j.kube.ResourceClaim;
 import io.dra4j.kube.ResourceSlice;
 import io.dra4j.kube.ResourceSliceSpec;
 import io.dra4j.runtime.extendedresource.ExtendedResourceNames;
-import io.dra4j.runtime.internal.doctor.DoctorReport.Unreadable;
 import io.dra4j.runtime.internal.extendedresource.GuardEvaluator;
 import java.io.IOException;
 import java.util.ArrayList;

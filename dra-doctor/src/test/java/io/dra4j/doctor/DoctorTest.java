@@ -1,4 +1,4 @@
-package io.dra4j.testkit.doctor;
+package io.dra4j.doctor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -16,7 +16,6 @@ import io.dra4j.kube.Pod;
 import io.dra4j.kube.ResourceClaim;
 import io.dra4j.kube.ResourceSlice;
 import io.dra4j.kube.ResourceType;
-import io.dra4j.runtime.internal.doctor.Doctor;
 import io.dra4j.testkit.apiserver.FakeApiServer;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;

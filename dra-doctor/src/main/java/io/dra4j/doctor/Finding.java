@@ -1,4 +1,4 @@
-package io.dra4j.runtime.internal.doctor;
+package io.dra4j.doctor;
 
 import com.fasterxml.jackson.annotation.JsonValue;
 import java.util.Locale;
