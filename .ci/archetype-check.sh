@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A vendor's first hour, checked: installs dra4j into the local Maven repository, generates a
 # driver project from io.dra4j:dra4j-driver-archetype, and builds, tests and runs it with no edit
-# (`dev --once --claim`: the test kit's API server, the kubelet simulator, one claim prepared),
+# (the dev jar's `dev --once --claim`: the test kit's API server, the kubelet simulator, one claim
+# prepared), checks that the production jar holds no class of the test kit or the dev commands,
 # lints and renders its Helm chart, and checks its image build (the whole image when the base
 # layer is cached and this runs as root; otherwise the script's syntax and the tar assembly).
 set -euo pipefail
@@ -22,7 +23,19 @@ if uses=$(grep -rlF "io/dra4j/runtime/internal/" "$work/acme-driver/target/class
   echo "archetype check: the generated project uses the runtime's internal packages: $uses" >&2
   exit 1
 fi
-out=$(java -jar "$work/acme-driver/target/acme-driver.jar" dev --once --claim 2>"$work/dev.log") || {
+# The production jar, what the image ships, holds none of the test kit and the development
+# commands; the dev jar adds them.
+prod="$work/acme-driver/target/acme-driver.jar"
+if dev=$(jar tf "$prod" | grep -E '^io/dra4j/(testkit|dev)/'); then
+  echo "archetype check: the production jar holds test-kit or dev classes:" >&2
+  echo "$dev" | head -n 20 >&2
+  exit 1
+fi
+jar tf "$prod" | grep -q '^io/dra4j/runtime/DraDriver.class$' ||
+  { echo "archetype check: the production jar holds no DraDriver" >&2; exit 1; }
+java -jar "$prod" --help | grep -qE '^  (dev|train) ' &&
+  { echo "archetype check: the production jar lists dev or train" >&2; exit 1; }
+out=$(java -jar "$work/acme-driver/target/acme-driver-dev.jar" dev --once --claim 2>"$work/dev.log") || {
   cat "$work/dev.log" >&2
   exit 1
 }
@@ -33,7 +46,7 @@ for expected in "pool dev-node, 2 devices" "-> CDI [k8s.accel.acme.example/claim
     exit 1
   fi
 done
-java -jar "$work/acme-driver/target/acme-driver.jar" deviceclass | grep -q "extendedResourceName: accel.acme.example/device"
+java -jar "$prod" deviceclass | grep -q "extendedResourceName: accel.acme.example/device"
 
 # --- the chart: lint (default and full values), the schema's refusal, the rendering's names ---
 helm="$(.ci/install-helm.sh)"
@@ -81,4 +94,4 @@ else
     fail "assemble.py wrote no image with the chart's tag"
   image="image/build.sh not run (needs root and a cached Debian base: minutes of debootstrap); its syntax and the assembly checked"
 fi
-echo "archetype check: generated project built, tested and ran dev; chart linted and rendered; $image"
+echo "archetype check: generated project built and tested, production jar free of the test kit, dev jar ran dev; chart linted and rendered; $image"

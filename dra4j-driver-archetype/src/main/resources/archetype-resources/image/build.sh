@@ -10,10 +10,11 @@
 # is Debian 12 with its openjdk-17-jre-headless (security updates applied), built once per JRE
 # version under $HOME/.cache/dra4j/base-debian12-jre17-<version>/ (a few minutes the first time).
 # The application layer holds /app/<jar>.jar and /app/<jar>.jsa, a class-data-sharing archive made
-# by the base's own JVM for that very jar path (a chroot into the base runs `train`: the driver's
-# `run` in a process of its own, registering with the test kit's kubelet simulator and publishing
-# to its API server, then SIGTERM), so the chart's -XX:SharedArchiveFile maps it instead of being
-# refused.
+# by the base's own JVM for that very jar path (a chroot into the base runs `train` from
+# target/<artifactId>-dev.jar, copied into the chroot and into no layer: the driver's `run` from
+# the production jar in a process of its own, registering with the test kit's kubelet simulator and
+# publishing to its API server, then SIGTERM), so the chart's -XX:SharedArchiveFile maps it instead
+# of being refused.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jar="$(sed -n 's:^  <artifactId>\(.*\)</artifactId>$:\1:p' pom.xml | head -n 1)"
@@ -23,12 +24,12 @@ test -n "$jar" && test -n "$version" && test -n "$repository" || {
   echo "cannot read the artifactId (pom.xml), appVersion (chart/Chart.yaml) or image.repository (chart/values.yaml)" >&2
   exit 1
 }
-test -f "target/$jar.jar" || { echo "build the jar first: mvn package" >&2; exit 1; }
+test -f "target/$jar.jar" && test -f "target/$jar-dev.jar" || { echo "build the jars first: mvn package" >&2; exit 1; }
 test "$(id -u)" = 0 || { echo "run as root (debootstrap and chroot): sudo $0" >&2; exit 1; }
 # The chart's JVM flags (chart/templates/daemonset.yaml); training runs with the same ones.
 jvm=(-XX:+UseSerialGC -XX:MaxRAMPercentage=50 -XX:TieredStopAtLevel=1 -Xss512k)
 # --pairs 0: the chroot has no /dev, and a prepare checks the device nodes a device names.
-training=(/usr/bin/java -jar "/app/$jar.jar" train --pairs 0 --
+training=(/usr/bin/java -jar "/train/$jar-dev.jar" train --pairs 0 --
   /usr/bin/java "${jvm[@]}" -XX:ArchiveClassesAtExit="/app/$jar.jsa" -jar "/app/$jar.jar" run)
 
 # --- base: Debian 12 + its JRE, cached by the JRE's version ---
@@ -67,6 +68,7 @@ cp "target/$jar.jar" "$work/app/app/$jar.jar"
 touch -d @1 "$work/app/app/$jar.jar"
 tar -C "$work/root" -xf "$base/base.tar"
 cp -a "$work/app/app" "$work/root/app"
+mkdir -p "$work/root/train" && cp "target/$jar-dev.jar" "$work/root/train/"
 unshare --mount --pid --fork --mount-proc="$work/root/proc" chroot "$work/root" \
   "${training[@]}" >"target/image-cds-training.log" 2>&1 || { tail -20 "target/image-cds-training.log" >&2; exit 1; }
 cp "$work/root/app/$jar.jsa" "$work/app/app/$jar.jsa"

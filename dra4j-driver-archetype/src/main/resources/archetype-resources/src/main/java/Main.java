@@ -1,16 +1,15 @@
 package ${package};
 
-import io.dra4j.launcher.Launcher;
 import io.dra4j.launcher.DeviceClassGenerator;
-import io.dra4j.testkit.dev.DevCommand;
-import io.dra4j.testkit.training.TrainCommand;
+import io.dra4j.launcher.Launcher;
 import java.util.Map;
 
 /**
- * {@code java -jar ${artifactId}.jar run|dev|train|deviceclass|doctor ...}: the driver (in a
- * DaemonSet), the same driver on this machine against the test kit (no cluster), the image build's
- * training run, its DeviceClass, and the migration doctor. {@code --help} lists the commands,
- * {@code COMMAND --help} their flags.
+ * {@code java -jar target/${artifactId}.jar run|deviceclass ...}: the driver (in a DaemonSet) and
+ * its DeviceClass. {@code target/${artifactId}-dev.jar} is the same launcher with the development
+ * commands on its class path (dra-dev): {@code dev}, the driver on this machine against the test
+ * kit (no cluster), and {@code train}, the image build's training run. {@code --help} lists the
+ * commands, {@code COMMAND --help} their flags.
  */
 public final class Main {
   /** The driver name when neither --driver-name nor DRIVER_NAME says otherwise. */
@@ -21,16 +20,6 @@ public final class Main {
   public static void main(String[] args) {
     Launcher.named("${artifactId}.jar")
         .defaults(Map.of("driver-name", DRIVER_NAME))
-        .command(
-            "dev",
-            "the driver on this machine with the test kit's API server and kubelet simulator;"
-                + " --claim prepares one claim",
-            DevCommand::run)
-        .command(
-            "train",
-            "the JVM's training run for the image: the driver's command line after -- against"
-                + " the test kit's API server and kubelet simulator, then SIGTERM",
-            TrainCommand::run)
         .command(
             DeviceClassGenerator.COMMAND,
             "print the DeviceClass for this driver's devices (extendedResourceName "

@@ -1,8 +1,6 @@
 package io.dra4j.examples.fake;
 
 import io.dra4j.launcher.Launcher;
-import io.dra4j.testkit.dev.DevCommand;
-import io.dra4j.testkit.training.TrainCommand;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.Map;
@@ -23,23 +21,15 @@ public final class FakeDriverMain {
   }
 
   static Launcher launcher() {
+    // dev, train (dra-dev) and doctor (dra-doctor) come from the class path: this example bundles
+    // them for its demo; a production driver jar leaves them out.
     return Launcher.named("fake-dra-driver.jar")
         .defaults(Map.of("provider", "fake", "driver-name", DEFAULT_DRIVER_NAME))
-        .command(
-            "dev",
-            "the driver on this machine with the test kit's API server and kubelet simulator:"
-                + " slices, a kubeconfig, --claim prepares one",
-            DevCommand::run)
         .command(
             "demo",
             "the whole Kubernetes 1.37 story on this machine, no cluster needed (--keep leaves"
                 + " everything running)",
-            (args, defaults, env, out, err) -> FakeDemo.run(args, out, err))
-        .command(
-            "train",
-            "the JVM's training run for the image: the driver's command line after -- against"
-                + " the test kit's API server and kubelet simulator, then SIGTERM",
-            TrainCommand::run);
+            (args, defaults, env, out, err) -> FakeDemo.run(args, out, err));
   }
 
   static int run(List<String> args, Map<String, String> env, PrintStream out, PrintStream err) {

@@ -1,4 +1,4 @@
-package io.dra4j.testkit.dev;
+package io.dra4j.dev;
 
 import io.dra4j.api.claim.ClaimRef;
 import io.dra4j.api.device.Device;

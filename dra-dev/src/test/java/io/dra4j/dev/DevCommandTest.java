@@ -1,4 +1,4 @@
-package io.dra4j.testkit.dev;
+package io.dra4j.dev;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
