@@ -18,9 +18,10 @@ trap 'rm -rf "$work"' EXIT
   -DarchetypeVersion="$version" -DgroupId=com.acme -DartifactId=acme-driver -Dversion=0.1.0 \
   -Dpackage=com.acme.dra -DdriverName=accel.acme.example -DinteractiveMode=false)
 (cd "$work/acme-driver" && "$repo/mvnw" -q -B verify)
-# A vendor's project builds on the runtime's exported API alone: no class names an internal type.
-if uses=$(grep -rlF "io/dra4j/runtime/internal/" "$work/acme-driver/target/classes"); then
-  echo "archetype check: the generated project uses the runtime's internal packages: $uses" >&2
+# A vendor's project builds on dra4j's exported API alone: no class names an internal type (a
+# package the module descriptors export only to dra4j's own modules).
+if uses=$(grep -rlE "io/dra4j/((cel|proto)/|[a-z0-9/]+/internal/)" "$work/acme-driver/target/classes"); then
+  echo "archetype check: the generated project uses dra4j's internal packages: $uses" >&2
   exit 1
 fi
 # The production jar, what the image ships, holds none of the test kit and the development

@@ -92,7 +92,7 @@ public final class DriverMain {
     DraDriver driver;
     try {
       driver =
-          DriverObservers.observe(options.applyTo(DraDriver.builder()), metrics)
+          DriverObservers.observe(options.applyTo(DraDriver.builder()), metrics.observer())
               .provider(provider)
               .enrichers(enrichers)
               .kubeClient(client)

@@ -7,6 +7,7 @@ import io.dra4j.runtime.extendedresource.GuardReport;
 import io.dra4j.runtime.internal.claims.ClaimListener;
 import io.dra4j.runtime.internal.kubelet.CallObserver;
 import io.dra4j.runtime.internal.observe.DriverObserver;
+import io.dra4j.runtime.internal.observe.DriverObserver.Source;
 import io.dra4j.runtime.internal.slices.SyncObserver;
 import io.dra4j.runtime.report.ClaimStats;
 import io.dra4j.runtime.report.HealthView;
@@ -46,7 +47,7 @@ import java.util.function.Consumer;
  * classes), except {@code dra4j_device_health} (one series per health state of each device, for at
  * most {@link #MAX_DEVICE_SERIES} devices) and {@code dra4j_driver_info} (one series).
  */
-public final class DriverMetrics implements DriverObserver {
+public final class DriverMetrics {
 
   /**
    * Latency buckets in seconds, 0.1 ms to 10 s in 1-2.5-5 steps: a prepare answered from the
@@ -111,6 +112,7 @@ public final class DriverMetrics implements DriverObserver {
   private final Histogram publisherSyncs;
   private final Gauge warmUp;
   private volatile Source source = Source.NONE;
+  private final DriverObserver observer = new Observer();
 
   private DriverMetrics() {
     kubeletCalls =
@@ -201,8 +203,7 @@ public final class DriverMetrics implements DriverObserver {
    *
    * @throws IllegalStateException when a source was bound already
    */
-  @Override
-  public synchronized void bind(Source value) {
+  synchronized void bind(Source value) {
     Objects.requireNonNull(value, "source");
     if (source != Source.NONE) {
       throw new IllegalStateException("the metrics are bound to a driver already");
@@ -231,16 +232,19 @@ public final class DriverMetrics implements DriverObserver {
     return out.toString(StandardCharsets.UTF_8);
   }
 
+  /** What a driver reports into these metrics: {@code DriverObservers} hands it to its builder. */
+  DriverObserver observer() {
+    return observer;
+  }
+
   /** What the kubelet plugin server reports. */
-  @Override
-  public CallObserver kubeletCalls() {
+  CallObserver kubeletCalls() {
     return (method, result, nanos) ->
         kubeletCalls.labelValues(method, label(result)).observe(seconds(nanos));
   }
 
   /** What the claim pipeline reports (its counters are read through the {@link Source}). */
-  @Override
-  public ClaimListener claims() {
+  ClaimListener claims() {
     return new ClaimListener() {
       @Override
       public void providerCalled(ProviderCall call, Duration took, boolean failed) {
@@ -271,14 +275,12 @@ public final class DriverMetrics implements DriverObserver {
   }
 
   /** What the slice publisher reports. */
-  @Override
-  public SyncObserver publisherSyncs() {
+  SyncObserver publisherSyncs() {
     return (nanos, failed) -> publisherSyncs.labelValues(result(failed)).observe(seconds(nanos));
   }
 
   /** The warm-up before registering took {@code took}. */
-  @Override
-  public void warmedUp(Duration took) {
+  void warmedUp(Duration took) {
     warmUp.set(seconds(took.toNanos()));
   }
 
@@ -504,6 +506,34 @@ public final class DriverMetrics implements DriverObserver {
 
   private static double seconds(long nanos) {
     return nanos / 1e9;
+  }
+
+  /** The driver's side of these metrics; the methods stay off this class's public surface. */
+  private final class Observer implements DriverObserver {
+    @Override
+    public CallObserver kubeletCalls() {
+      return DriverMetrics.this.kubeletCalls();
+    }
+
+    @Override
+    public ClaimListener claims() {
+      return DriverMetrics.this.claims();
+    }
+
+    @Override
+    public SyncObserver publisherSyncs() {
+      return DriverMetrics.this.publisherSyncs();
+    }
+
+    @Override
+    public void warmedUp(Duration took) {
+      DriverMetrics.this.warmedUp(took);
+    }
+
+    @Override
+    public void bind(Source source) {
+      DriverMetrics.this.bind(source);
+    }
   }
 
   /**

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.sun.net.httpserver.HttpServer;
 import io.dra4j.runtime.internal.claims.ClaimListener;
 import io.dra4j.runtime.internal.kubelet.CallObserver;
+import io.dra4j.runtime.internal.observe.DriverObserver;
 import io.dra4j.runtime.report.ClaimStats;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -48,7 +49,7 @@ class DriverMetricsTest {
     m.publisherSyncs().synced(5_000_000, true);
     m.warmedUp(Duration.ofMillis(1500));
     m.bind(
-        new DriverMetrics.Source() {
+        new DriverObserver.Source() {
           @Override
           public String driverName() {
             return "gpu.example.com";
@@ -128,8 +129,8 @@ class DriverMetricsTest {
   @Test
   void oneDriverPerMetrics() {
     DriverMetrics m = DriverMetrics.create();
-    m.bind(new DriverMetrics.Source() {});
-    assertThatThrownBy(() -> m.bind(new DriverMetrics.Source() {}))
+    m.bind(new DriverObserver.Source() {});
+    assertThatThrownBy(() -> m.bind(new DriverObserver.Source() {}))
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("bound to a driver already");
   }

@@ -11,10 +11,10 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The runtime exports what vendors and the test kit's users need (the driver, its options,
- * launcher, metrics and reports, the Kubernetes client, CDI, the extended-resource bridge, errors,
- * logging, atomic files); everything else lives under {@code io.dra4j.runtime.internal}, which
- * javadoc leaves out and every package-info marks as not API.
+ * The core exports what vendors and the test kit's users need (the driver, what it reports, CDI,
+ * the extended-resource guard, errors, atomic files); everything else lives under {@code
+ * io.dra4j.runtime.internal} or is generated from the kubelet's .proto files, which the module
+ * descriptor exports only to dra4j's own modules and javadoc leaves out.
  */
 class PublicSurfaceTest {
   private static final Path CLASSES = Path.of("target/classes");
@@ -23,21 +23,28 @@ class PublicSurfaceTest {
   @Test
   void noExportedSignatureMentionsAnInternalType() {
     PublicSurface surface = PublicSurface.of(CLASSES);
-    List<Class<?>> api = surface.api(PublicSurface.RUNTIME_INTERNAL);
-    long generated = api.stream().filter(c -> c.getName().startsWith("io.dra4j.proto.")).count();
+    List<Class<?>> api = surface.api(PublicSurface.INTERNAL);
     System.out.printf(
-        "dra-runtime public types, nested included: %d API, %d generated from the kubelet's .proto"
-            + " files, %d internal%n",
-        api.size() - generated, generated, surface.notApi(PublicSurface.RUNTIME_INTERNAL).size());
+        "dra-runtime public types, nested included: %d API, %d internal or generated from the"
+            + " kubelet's .proto files%n",
+        api.size(), surface.notApi(PublicSurface.INTERNAL).size());
     assertThat(api).extracting(Class::getName).contains("io.dra4j.runtime.DraDriver");
-    assertThat(surface.leaks(PublicSurface.RUNTIME_INTERNAL)).isEmpty();
+    assertThat(surface.leaks(PublicSurface.INTERNAL)).isEmpty();
+  }
+
+  @Test
+  void theDescriptorExportsTheApiToEveryoneAndTheRestToDra4jOnly() {
+    PublicSurface.Exports exports = PublicSurface.exports(CLASSES);
+    assertThat(exports.module()).isEqualTo("io.dra4j.runtime");
+    assertThat(exports.exported()).isEqualTo(PublicSurface.of(CLASSES).apiPackages());
+    assertThat(exports.qualified()).allMatch(PublicSurface::isInternal);
   }
 
   @Test
   void theScanTheExamplesRelyOnFindsTheRuntimesOwnUsesOfItsInternals() {
     // The examples assert that the scan finds nothing in their classes; here it must find
     // DraDriver.
-    assertThat(PublicSurface.usesOfRuntimeInternals(CLASSES))
+    assertThat(PublicSurface.usesOfInternals(CLASSES))
         .contains("io/dra4j/runtime/DraDriver.class")
         .doesNotContain("io/dra4j/runtime/report/ClaimStats.class");
   }
@@ -55,9 +62,10 @@ class PublicSurfaceTest {
   }
 
   @Test
-  void javadocLeavesTheInternalPackagesOut() throws IOException {
+  void javadocLeavesOutWhatIsExportedToDra4jOnly() throws IOException {
     assertThat(Files.readString(Path.of("../pom.xml")))
-        .contains("<excludePackageNames>")
-        .contains(":io.dra4j.runtime.internal:io.dra4j.runtime.internal.*<");
+        .contains(
+            "<excludePackageNames>*.internal:*.internal.*:io.dra4j.cel:io.dra4j.proto.*"
+                + "</excludePackageNames>");
   }
 }

@@ -49,7 +49,7 @@ import javax.net.ssl.SSLSocketFactory;
  * pooled connection only if it answered a moment ago ({@link #RECENT}), else a new one ({@code
  * reuse = false}). Connections idle longer than {@link #MAX_IDLE} are closed, not reused.
  *
- * <p>Thread-safe. Not API: {@link HttpKubeClient} is its only user.
+ * <p>Thread-safe. Not API: {@link io.dra4j.kube.HttpKubeClient} is its only user.
  */
 public final class Http1Transport implements Closeable {
 

@@ -1,7 +1,9 @@
 package io.dra4j.runtime.testsupport;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.lang.module.ModuleDescriptor;
 import java.lang.reflect.Executable;
 import java.lang.reflect.Field;
 import java.lang.reflect.GenericArrayType;
@@ -21,6 +23,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Predicate;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
@@ -31,12 +34,19 @@ import java.util.stream.Stream;
  */
 public final class PublicSurface {
 
-  /** The runtime's packages that are not API. */
-  public static final Predicate<Class<?>> RUNTIME_INTERNAL =
-      c -> c.getName().startsWith("io.dra4j.runtime.internal.");
+  /**
+   * dra4j's packages that are not API: those its module descriptors export only to dra4j's own
+   * modules (any {@code .internal} package, dra-cel, the classes generated from the kubelet's
+   * .proto files).
+   */
+  public static final Predicate<Class<?>> INTERNAL = c -> isInternal(c.getPackageName());
 
-  /** How a runtime internal class is named inside a class file. */
-  private static final String INTERNAL_IN_CLASS_FILE = "io/dra4j/runtime/internal/";
+  private static final Pattern INTERNAL_PACKAGE =
+      Pattern.compile("io\\.dra4j\\.((cel|proto)(\\..+)?|[a-z0-9.]+\\.internal(\\..+)?)");
+
+  /** How an internal class is named inside a class file. */
+  private static final Pattern INTERNAL_IN_CLASS_FILE =
+      Pattern.compile("io/dra4j/((cel|proto)/|[a-z0-9/]+/internal/)");
 
   private final List<Class<?>> visible;
 
@@ -117,17 +127,18 @@ public final class PublicSurface {
   }
 
   /**
-   * The class files under {@code classes} that name a runtime internal type: code a vendor could
-   * copy (an example, a generated project) must compile against the exported API alone.
+   * The class files under {@code classes} that name an internal type of dra4j ({@link #INTERNAL}):
+   * code a vendor could copy (an example, a generated project) must compile against the exported
+   * API alone.
    */
-  public static List<String> usesOfRuntimeInternals(Path classes) {
+  public static List<String> usesOfInternals(Path classes) {
     List<String> found = new ArrayList<>();
     for (Path file : classFiles(classes)) {
       try {
         // Latin-1 maps each byte to one char, so the ASCII name is found wherever the bytes hold
         // it.
         String bytes = new String(Files.readAllBytes(file), StandardCharsets.ISO_8859_1);
-        if (bytes.contains(INTERNAL_IN_CLASS_FILE)) {
+        if (INTERNAL_IN_CLASS_FILE.matcher(bytes).find()) {
           found.add(classes.relativize(file).toString());
         }
       } catch (IOException e) {
@@ -135,6 +146,45 @@ public final class PublicSurface {
       }
     }
     return found;
+  }
+
+  /** Whether {@code pkg} is one of dra4j's packages that are not API. */
+  public static boolean isInternal(String pkg) {
+    return INTERNAL_PACKAGE.matcher(pkg).matches();
+  }
+
+  /**
+   * The packages the module descriptor in {@code classes} exports to everyone, and those it exports
+   * only to named modules, as {@code exported} and {@code qualified}.
+   */
+  public static Exports exports(Path classes) {
+    try (InputStream in = Files.newInputStream(classes.resolve("module-info.class"))) {
+      ModuleDescriptor d = ModuleDescriptor.read(in);
+      Set<String> exported = new TreeSet<>();
+      Set<String> qualified = new TreeSet<>();
+      for (ModuleDescriptor.Exports e : d.exports()) {
+        (e.isQualified() ? qualified : exported).add(e.source());
+      }
+      return new Exports(d.name(), exported, qualified, new TreeSet<>(d.packages()));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** What a module descriptor exports; {@code packages} is every package of the module. */
+  public record Exports(
+      String module, Set<String> exported, Set<String> qualified, Set<String> packages) {}
+
+  /**
+   * The API packages of this module by dra4j's naming: those of its visible types that are not
+   * {@link #INTERNAL}.
+   */
+  public Set<String> apiPackages() {
+    Set<String> packages = new TreeSet<>();
+    for (Class<?> c : api(INTERNAL)) {
+      packages.add(c.getPackageName());
+    }
+    return packages;
   }
 
   private static void report(Set<String> found, String member, Set<Class<?>> hits) {

@@ -1,0 +1,15 @@
+/**
+ * What a vendor codes against: {@code DeviceProvider} and its optional capability interfaces, the
+ * device model, claim allocations, CDI container edits, health reports and {@code DeviceEnricher}.
+ */
+module io.dra4j.api {
+  requires transitive com.fasterxml.jackson.annotation;
+
+  exports io.dra4j.api.binding;
+  exports io.dra4j.api.cdi;
+  exports io.dra4j.api.claim;
+  exports io.dra4j.api.device;
+  exports io.dra4j.api.health;
+  exports io.dra4j.api.provider;
+  exports io.dra4j.api.status;
+}
