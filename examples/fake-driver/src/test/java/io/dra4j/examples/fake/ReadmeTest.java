@@ -29,7 +29,8 @@ import org.junit.platform.launcher.listeners.TestExecutionSummary;
 /**
  * The README's Java, as a reader copies it: every {@code ```java} block is a whole file; they are
  * compiled together against dra4j's artifacts (this module's test class path, which is what a
- * project depending on dra-runtime and dra-testkit sees) and every test among them is run.
+ * project depending on dra-launcher and dra-testkit sees, and more) and every test among them is
+ * run.
  */
 class ReadmeTest {
   private static final Pattern BLOCK = Pattern.compile("```java\\n(.*?)```", Pattern.DOTALL);
