@@ -1,9 +1,7 @@
 package io.dra4j.dev;
 
+import io.dra4j.launcher.Launcher;
 import io.dra4j.launcher.LauncherCommand;
-import java.io.PrintStream;
-import java.util.List;
-import java.util.Map;
 
 /** {@code dev} and {@code train}, contributed to every launcher whose class path holds dra-dev. */
 public final class DevCommands {
@@ -26,13 +24,8 @@ public final class DevCommands {
     }
 
     @Override
-    public int run(
-        List<String> args,
-        Map<String, String> defaults,
-        Map<String, String> env,
-        PrintStream out,
-        PrintStream err) {
-      return DevCommand.run(args, defaults, env, out, err);
+    public Launcher.Command command() {
+      return DevCommand::run;
     }
   }
 
@@ -53,13 +46,8 @@ public final class DevCommands {
     }
 
     @Override
-    public int run(
-        List<String> args,
-        Map<String, String> defaults,
-        Map<String, String> env,
-        PrintStream out,
-        PrintStream err) {
-      return TrainCommand.run(args, defaults, env, out, err);
+    public Launcher.Command command() {
+      return TrainCommand::run;
     }
   }
 }

@@ -1,9 +1,7 @@
 package io.dra4j.doctor;
 
+import io.dra4j.launcher.Launcher;
 import io.dra4j.launcher.LauncherCommand;
-import java.io.PrintStream;
-import java.util.List;
-import java.util.Map;
 
 /** {@code doctor}, contributed to every launcher whose class path holds dra-doctor. */
 public final class DoctorCommand implements LauncherCommand {
@@ -21,12 +19,7 @@ public final class DoctorCommand implements LauncherCommand {
   }
 
   @Override
-  public int run(
-      List<String> args,
-      Map<String, String> defaults,
-      Map<String, String> env,
-      PrintStream out,
-      PrintStream err) {
-    return Doctor.run(args, env, out, err);
+  public Launcher.Command command() {
+    return (args, defaults, env, out, err) -> Doctor.run(args, env, out, err);
   }
 }

@@ -75,7 +75,7 @@ public final class Launcher {
     contributed.sort(Comparator.comparing(LauncherCommand::name));
     for (LauncherCommand c : contributed) {
       if (!commands.containsKey(c.name())) {
-        command(c.name(), c.description(), c);
+        command(c.name(), c.description(), c.command());
       }
     }
   }

@@ -12,10 +12,13 @@ package io.dra4j.launcher;
  * command never replaces a built-in one of the same name; a vendor's {@link Launcher#command}
  * replaces either.
  */
-public interface LauncherCommand extends Launcher.Command {
+public interface LauncherCommand {
   /** The word that selects the command: {@code java -jar <driver>.jar NAME ...}. */
   String name();
 
   /** One line for {@code --help}'s list of commands. */
   String description();
+
+  /** What runs it. */
+  Launcher.Command command();
 }

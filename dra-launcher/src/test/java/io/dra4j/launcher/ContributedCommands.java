@@ -1,9 +1,5 @@
 package io.dra4j.launcher;
 
-import java.io.PrintStream;
-import java.util.List;
-import java.util.Map;
-
 /** Commands found through META-INF/services, as an optional artifact contributes them. */
 final class ContributedCommands {
   private ContributedCommands() {}
@@ -21,14 +17,11 @@ final class ContributedCommands {
     }
 
     @Override
-    public int run(
-        List<String> args,
-        Map<String, String> defaults,
-        Map<String, String> env,
-        PrintStream out,
-        PrintStream err) {
-      out.println("greet " + args + " " + defaults);
-      return 3;
+    public Launcher.Command command() {
+      return (args, defaults, env, out, err) -> {
+        out.println("greet " + args + " " + defaults);
+        return 3;
+      };
     }
   }
 
@@ -45,13 +38,10 @@ final class ContributedCommands {
     }
 
     @Override
-    public int run(
-        List<String> args,
-        Map<String, String> defaults,
-        Map<String, String> env,
-        PrintStream out,
-        PrintStream err) {
-      throw new AssertionError("a contributed command replaced the built-in run");
+    public Launcher.Command command() {
+      return (args, defaults, env, out, err) -> {
+        throw new AssertionError("a contributed command replaced the built-in run");
+      };
     }
   }
 }
