@@ -324,17 +324,7 @@ class MigrationIT {
   @Test
   @Order(3)
   void cordonDrainAndStopThePluginAndTheWaitGuardLetsTheDevicesOut() throws Exception {
-    cluster.kubectl(
-        "drain",
-        NODE,
-        "--pod-selector=dra4j.io/placeholder!=true",
-        "--force",
-        "--ignore-daemonsets",
-        "--grace-period=1",
-        "--timeout=120s");
-    await(
-        "the drained pods gone",
-        () -> cluster.admin().list(Cluster.PODS, NS, ListOptions.ALL).items().isEmpty());
+    drain();
     marks.put("plugin.stop", System.nanoTime());
     cluster.stopDevicePlugin(NODE);
     await(
@@ -655,17 +645,7 @@ class MigrationIT {
   @Order(12)
   void rollbackDrainStopTheDriversTheKubeletWipesTheirSlicesAndThePodsRunOnThePluginAgain()
       throws Exception {
-    cluster.kubectl(
-        "drain",
-        NODE,
-        "--pod-selector=dra4j.io/placeholder!=true",
-        "--force",
-        "--ignore-daemonsets",
-        "--grace-period=1",
-        "--timeout=120s");
-    await(
-        "the drained pods gone",
-        () -> cluster.admin().list(Cluster.PODS, NS, ListOptions.ALL).items().isEmpty());
+    drain();
     closing.set(true);
     failRestarts.interrupt();
     marks.put("rollback.driversStop", System.nanoTime());
@@ -724,6 +704,24 @@ class MigrationIT {
   }
 
   // -------------------------------------------------------------------------------------------
+
+  /**
+   * {@code kubectl drain}: cordons the node and evicts its pods, all but the placeholder pod that
+   * the drivers' ServiceAccount token is bound to (a DaemonSet pod, in a real cluster).
+   */
+  static void drain() {
+    cluster.kubectl(
+        "drain",
+        NODE,
+        "--pod-selector=dra4j.io/placeholder!=true",
+        "--force",
+        "--ignore-daemonsets",
+        "--grace-period=1",
+        "--timeout=120s");
+    await(
+        "the drained pods gone",
+        () -> cluster.admin().list(Cluster.PODS, NS, ListOptions.ALL).items().isEmpty());
+  }
 
   static DriverProcess startDriver(Mode m) {
     return DriverProcess.builder(work, NODE, kubeconfig)

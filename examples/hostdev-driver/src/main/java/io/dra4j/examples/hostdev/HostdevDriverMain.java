@@ -138,9 +138,7 @@ public final class HostdevDriverMain {
       }
       flags.specs();
     } catch (IllegalArgumentException e) {
-      err.println("error: " + e.getMessage());
-      err.println(DEVICE_FLAGS);
-      return Launcher.EXIT_USAGE;
+      return usage(err, e.getMessage());
     }
     List<String> all = new ArrayList<>(flags.rest());
     if (!flags.devices().isEmpty()) {
@@ -153,6 +151,12 @@ public final class HostdevDriverMain {
             c -> all.addAll(List.of("--" + HostdevProvider.CONFIG_DEVICE_CONFIG, c.toString())));
     flags.domain().ifPresent(d -> all.addAll(List.of("--" + HostdevProvider.CONFIG_DOMAIN, d)));
     return DriverMain.run(all, defaults, env, out, err);
+  }
+
+  private static int usage(PrintStream err, String message) {
+    err.println("error: " + message);
+    err.println(DEVICE_FLAGS);
+    return Launcher.EXIT_USAGE;
   }
 
   /** {@code deviceclass}: one DeviceClass per device specification. */
@@ -180,9 +184,7 @@ public final class HostdevDriverMain {
       }
       specs = flags.specs();
     } catch (IllegalArgumentException e) {
-      err.println("error: " + e.getMessage());
-      err.println(DEVICE_FLAGS);
-      return Launcher.EXIT_USAGE;
+      return usage(err, e.getMessage());
     }
     String driver = env.getOrDefault("DRIVER_NAME", defaults.get("driver-name"));
     List<String> rest = flags.rest();
@@ -193,8 +195,7 @@ public final class HostdevDriverMain {
       } else if (a.startsWith("--driver-name=")) {
         driver = a.substring("--driver-name=".length());
       } else {
-        err.println("error: unknown flag " + a + " (deviceclass --help)");
-        return Launcher.EXIT_USAGE;
+        return usage(err, "unknown flag " + a + " (deviceclass --help)");
       }
     }
     for (DeviceSpec s : specs) {
