@@ -693,12 +693,10 @@ real_node() {
   local nd="$DIR/nodes/$nodename"
   [ ! -e "$nd" ] || die "real-node: $nd exists: node $nodename was started already"
   # The kubelet's device-plugin folder is the machine's, not the node's: one real node at a time.
-  if [ -S "$DEVICE_PLUGIN_DIR/kubelet.sock" ] && python3 -c 'import socket, sys
-s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])' "$DEVICE_PLUGIN_DIR/kubelet.sock" 2>/dev/null; then
-    die "real-node: a kubelet already serves $DEVICE_PLUGIN_DIR/kubelet.sock (a real node of another cluster?); its device-plugin folder is fixed, so one real node runs per machine"
+  if device_plugin_dir_served; then
+    die "real-node: a kubelet already serves $DEVICE_PLUGIN_DIR/kubelet.sock (another real node, of this cluster or another): that folder is fixed, so one real node runs per machine"
   fi
-  # A stopped kubelet's checkpoint would make this one list that kubelet's device plugins.
-  rm -f "$DEVICE_PLUGIN_DIR/kubelet.sock" "$DEVICE_PLUGIN_DIR/kubelet_internal_checkpoint"
+  clear_device_plugin_dir
   # A Unix socket's path has at most 107 bytes; the longest here is a driver's registration one.
   local longest="$nd/kubelet/plugins_registry/gpu.example.com-reg.sock"
   [ ${#longest} -le 107 ] ||
@@ -805,8 +803,22 @@ EOF
   echo "$nd/kubelet"
 }
 
-# stop_real_nodes [NODE]: each real node's device plugin and kubelet (or NODE's only), then its containers (killed:
-# nothing outlives the folder), then its containerd, then whatever is still mounted below it.
+# Whether a live kubelet answers in the machine's device-plugin folder.
+device_plugin_dir_served() {
+  [ -S "$DEVICE_PLUGIN_DIR/kubelet.sock" ] && python3 -c 'import socket, sys
+socket.socket(socket.AF_UNIX).connect(sys.argv[1])' "$DEVICE_PLUGIN_DIR/kubelet.sock" 2>/dev/null
+}
+
+# What a stopped kubelet left in the device-plugin folder: its socket, and its checkpoint, which
+# would make the next kubelet list that kubelet's device plugins.
+clear_device_plugin_dir() {
+  rm -f "$DEVICE_PLUGIN_DIR/kubelet.sock" "$DEVICE_PLUGIN_DIR/kubelet_internal_checkpoint"
+  rmdir "$DEVICE_PLUGIN_DIR" "$(dirname "$DEVICE_PLUGIN_DIR")" 2>/dev/null || true
+}
+
+# stop_real_nodes [NODE]: each real node's device plugin and kubelet (or NODE's only), then its
+# containers (killed: nothing outlives the folder), then its containerd, then whatever is still
+# mounted below it.
 stop_real_nodes() {
   local nd nodename id
   for nd in "$DIR"/nodes/${1:-*}/; do
@@ -821,9 +833,7 @@ stop_real_nodes() {
       done
     fi
     stop_process "containerd-$nodename"
-    # What the kubelet left in the machine's device-plugin folder (its socket, its checkpoint).
-    rm -f "$DEVICE_PLUGIN_DIR/kubelet.sock" "$DEVICE_PLUGIN_DIR/kubelet_internal_checkpoint"
-    rmdir "$DEVICE_PLUGIN_DIR" "$(dirname "$DEVICE_PLUGIN_DIR")" 2>/dev/null || true
+    device_plugin_dir_served || clear_device_plugin_dir
     # A shim whose task could not be deleted still names this node's socket in its arguments.
     local p
     for p in /proc/[0-9]*; do
