@@ -40,7 +40,9 @@ public final class HostdevDriverMain {
               + " [{\"path\": \"/dev/fuse\"}]}]}'",
           "  --device-config FILE   a config file with a devices list (and domain) instead",
           "  --domain D             the extended resources' domain; default "
-              + DeviceSpecs.DEFAULT_DOMAIN);
+              + DeviceSpecs.DEFAULT_DOMAIN,
+          "  --rescan-interval D    (run) how often globs and USB devices are looked for again and"
+              + " literal paths checked; default 5s");
 
   private HostdevDriverMain() {}
 
