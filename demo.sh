@@ -6,8 +6,16 @@
 # (e2e/cluster.sh: built from its Go modules on first use, tens of minutes, then cached), where
 # the real kube-scheduler places the pod instead of the test kit's allocator. The cluster is
 # stopped when the demo ends (with --keep: when you press Ctrl-C).
+#
+# ./demo.sh --migrate [--grace] moves a real node (the v1.37.2 kubelet on containerd) from the
+# unmodified generic-device-plugin to dra4j's host-device driver and back, narrated with its
+# timeline (e2e/migrate-demo.sh; needs root and runc, see README "Migrating a node").
 set -eu
 cd "$(dirname "$0")"
+if [ "${1:-}" = --migrate ]; then
+  shift
+  exec e2e/migrate-demo.sh "$@"
+fi
 JAR=examples/fake-driver/target/fake-dra-driver.jar
 if [ ! -f "$JAR" ] || [ -n "$(find . -path ./.git -prune -o \( -name '*.java' -o -name pom.xml \) -newer "$JAR" -print 2>/dev/null | head -n 1)" ]; then
   echo "building the fake driver (first run, or sources changed; takes a few minutes)..." >&2

@@ -17,7 +17,7 @@
 #                                        its log file
 #   e2e/cluster.sh build-node            build what a real node needs (cached by version): the
 #                                        kubelet, containerd, its runc shim and ctr, the pause
-#                                        and busybox images (no registry)
+#                                        and busybox images (no registry), generic-device-plugin
 #   e2e/cluster.sh real-node NODE --cdi-dir D
 #                                        a real node: containerd (CRI, CDI from D, Debian's runc)
 #                                        and the real kubelet for NODE; prints the kubelet's root
@@ -26,6 +26,14 @@
 #                                        its folder and its Node ('down' stops every real node)
 #   e2e/cluster.sh real-node --check     prints why this machine cannot run a real node, if so
 #                                        (exit 3), else nothing
+#   e2e/cluster.sh device-plugin NODE --device SPEC... [--domain D]
+#                                        the unmodified generic-device-plugin (built by
+#                                        build-node) for real node NODE: registers with its
+#                                        kubelet in /var/lib/kubelet/device-plugins, health and
+#                                        metrics on loopback; prints its log file
+#   e2e/cluster.sh device-plugin NODE --stop
+#                                        stop it by its PID (SIGTERM, as deleting its DaemonSet
+#                                        pod would); 'down' and 'real-node NODE --stop' do too
 #   e2e/cluster.sh kubectl ARGS...       the built kubectl, as cluster admin
 #   e2e/cluster.sh stop [--kill] NAME    stop one process (SIGTERM, or SIGKILL: a crash), e.g.
 #                                        kube-apiserver or e2e-kubelet-NODE
@@ -53,6 +61,16 @@ readonly RUNC=/usr/sbin/runc
 readonly NODE_IMAGES="$CACHE/e2e-node-images"
 readonly PAUSE_IMAGE=dra4j.local/e2e/pause:local
 readonly BUSYBOX_IMAGE=dra4j.local/e2e/busybox:local
+# The device plugin of the migration tests: github.com/squat/generic-device-plugin, unmodified,
+# built from the Go module proxy at this version (its go.mod has no replace directives, so
+# 'go install module@version' builds it exactly as published).
+readonly GDP_MODULE=github.com/squat/generic-device-plugin
+readonly GDP_VERSION=v0.0.0-20260515115838-2cc50b05d4d2
+readonly GDP_BIN="$CACHE/generic-device-plugin-$GDP_VERSION/bin"
+# The kubelet's device-plugin folder: fixed, whatever its --root-dir (k8s.io/kubelet
+# pkg/apis/deviceplugin/v1beta1/constants.go DevicePluginPath, used by
+# pkg/kubelet/cm/devicemanager/manager.go:135 NewManagerImpl), so one real node per machine.
+readonly DEVICE_PLUGIN_DIR=/var/lib/kubelet/device-plugins
 
 # Gates switched on beyond 1.37's defaults because dra4j's features use them: compatibility
 # groups and list-typed attributes (alpha), claims reserved for PodGroups (beta, off by default,
@@ -64,8 +82,9 @@ readonly DEFAULT_RUNTIME_CONFIG="scheduling.k8s.io/v1beta1=true"
 # The controllers a DRA test needs. node-lifecycle-controller is left out on purpose: API-only
 # nodes never renew a Lease, so it would taint them not-ready and evict their pods.
 # podgroup-protection-controller removes the finalizer the API server puts on PodGroups; without
-# it a deleted PodGroup never goes.
-readonly CONTROLLERS="podgroup-protection-controller,resourceclaim-controller,device-taint-eviction-controller,garbage-collector-controller,namespace-controller,serviceaccount-controller,serviceaccount-token-controller"
+# it a deleted PodGroup never goes. resourcequota-controller keeps ResourceQuota usage, which the
+# migration tests read for pods served through DRA.
+readonly CONTROLLERS="podgroup-protection-controller,resourceclaim-controller,resourcequota-controller,device-taint-eviction-controller,garbage-collector-controller,namespace-controller,serviceaccount-controller,serviceaccount-token-controller"
 
 say() { printf '%s\n' "$*" >&2; }
 die() { printf 'cluster.sh: %s\n' "$*" >&2; exit 1; }
@@ -173,8 +192,22 @@ build_node() {
       "$m/cmd/ctr@$CONTAINERD_VERSION" || die "the containerd build failed (output above)"
     rm -rf "$NODE_BIN" && mv "$NODE_BIN.partial" "$NODE_BIN"
   fi
+  build_device_plugin
   build_node_images
   say "real node binaries and images ready ($((SECONDS - start)) s)"
+}
+
+build_device_plugin() {
+  [ -x "$GDP_BIN/generic-device-plugin" ] && return 0
+  say "building generic-device-plugin $GDP_VERSION into $GDP_BIN"
+  local start=$SECONDS
+  rm -rf "$GDP_BIN.partial"
+  GOBIN="$GDP_BIN.partial" CGO_ENABLED=0 GOFLAGS=-buildvcs=false \
+    go install -p "$(nproc)" -trimpath -ldflags "-s -w -X $GDP_MODULE/version.Version=$GDP_VERSION" \
+    "$GDP_MODULE@$GDP_VERSION" || die "the generic-device-plugin build failed (output above)"
+  mkdir -p "$(dirname "$GDP_BIN")"
+  rm -rf "$GDP_BIN" && mv "$GDP_BIN.partial" "$GDP_BIN"
+  say "built generic-device-plugin in $((SECONDS - start)) s"
 }
 
 # The pause image (e2e/cluster/pause, one static binary) and a busybox image (Debian's
@@ -659,6 +692,11 @@ real_node() {
   done
   local nd="$DIR/nodes/$nodename"
   [ ! -e "$nd" ] || die "real-node: $nd exists: node $nodename was started already"
+  # The kubelet's device-plugin folder is the machine's, not the node's: one real node at a time.
+  if device_plugin_dir_served; then
+    die "real-node: a kubelet already serves $DEVICE_PLUGIN_DIR/kubelet.sock (another real node, of this cluster or another): that folder is fixed, so one real node runs per machine"
+  fi
+  clear_device_plugin_dir
   # A Unix socket's path has at most 107 bytes; the longest here is a driver's registration one.
   local longest="$nd/kubelet/plugins_registry/gpu.example.com-reg.sock"
   [ ${#longest} -le 107 ] ||
@@ -765,13 +803,28 @@ EOF
   echo "$nd/kubelet"
 }
 
-# stop_real_nodes [NODE]: each real node's kubelet (or NODE's only), then its containers (killed:
-# nothing outlives the folder), then its containerd, then whatever is still mounted below it.
+# Whether a live kubelet answers in the machine's device-plugin folder.
+device_plugin_dir_served() {
+  [ -S "$DEVICE_PLUGIN_DIR/kubelet.sock" ] && python3 -c 'import socket, sys
+socket.socket(socket.AF_UNIX).connect(sys.argv[1])' "$DEVICE_PLUGIN_DIR/kubelet.sock" 2>/dev/null
+}
+
+# What a stopped kubelet left in the device-plugin folder: its socket, and its checkpoint, which
+# would make the next kubelet list that kubelet's device plugins.
+clear_device_plugin_dir() {
+  rm -f "$DEVICE_PLUGIN_DIR/kubelet.sock" "$DEVICE_PLUGIN_DIR/kubelet_internal_checkpoint"
+  rmdir "$DEVICE_PLUGIN_DIR" "$(dirname "$DEVICE_PLUGIN_DIR")" 2>/dev/null || true
+}
+
+# stop_real_nodes [NODE]: each real node's device plugin and kubelet (or NODE's only), then its
+# containers (killed: nothing outlives the folder), then its containerd, then whatever is still
+# mounted below it.
 stop_real_nodes() {
   local nd nodename id
   for nd in "$DIR"/nodes/${1:-*}/; do
     [ -d "$nd" ] || continue
     nd=${nd%/}; nodename=$(basename "$nd")
+    stop_process "device-plugin-$nodename"
     stop_process "kubelet-$nodename"
     if pid_alive "$DIR/pids/containerd-$nodename.pid"; then
       for id in $(node_ctr "$nd" containers list --quiet 2>/dev/null); do
@@ -780,6 +833,7 @@ stop_real_nodes() {
       done
     fi
     stop_process "containerd-$nodename"
+    device_plugin_dir_served || clear_device_plugin_dir
     # A shim whose task could not be deleted still names this node's socket in its arguments.
     local p
     for p in /proc/[0-9]*; do
@@ -795,6 +849,47 @@ stop_real_nodes() {
   rmdir /sys/fs/cgroup/*/k8s.io 2>/dev/null || true
 }
 
+# ---------------------------------------------------------------------------------------------
+# device-plugin: the real device plugin beside a real node's kubelet
+
+device_plugin() {
+  local nodename="" mode=start specs=() domain=""
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --device) specs+=("$2"); shift 2 ;;
+      --device=*) specs+=("${1#--device=}"); shift ;;
+      --domain) domain=$2; shift 2 ;;
+      --domain=*) domain=${1#--domain=}; shift ;;
+      --stop) mode=stop; shift ;;
+      --dir) DIR=$2; shift 2 ;;
+      -*) die "device-plugin: unknown flag '$1'" ;;
+      *) [ -z "$nodename" ] || die "device-plugin: one NODE only"; nodename=$1; shift ;;
+    esac
+  done
+  [ -n "$nodename" ] || die "device-plugin: usage: device-plugin NODE --device SPEC... | device-plugin NODE --stop"
+  require_up
+  local name="device-plugin-$nodename"
+  if [ $mode = stop ]; then
+    stop_process "$name"
+    say "stopped $name"
+    return 0
+  fi
+  [ ${#specs[@]} -gt 0 ] || die "device-plugin: at least one --device SPEC (generic-device-plugin's JSON)"
+  [ -d "$DIR/nodes/$nodename" ] || die "device-plugin: no real node $nodename in $DIR ('e2e/cluster.sh real-node $nodename')"
+  [ -x "$GDP_BIN/generic-device-plugin" ] || die "device-plugin: $GDP_BIN/generic-device-plugin is missing: run 'e2e/cluster.sh build-node' first"
+  local args=(--plugin-directory "$DEVICE_PLUGIN_DIR/" --log-level info) spec port
+  for spec in "${specs[@]}"; do args+=(--device "$spec"); done
+  [ -z "$domain" ] || args+=(--domain "$domain")
+  port=$(free_port)
+  args+=(--listen "127.0.0.1:$port")
+  # It reads config.yaml from its working folder and every variable named like a flag (viper's
+  # AutomaticEnv): start it in the node's folder with an environment of PATH alone.
+  (cd "$DIR/nodes/$nodename" && start_process "$name" /usr/bin/env -i "PATH=$PATH" "$GDP_BIN/generic-device-plugin" "${args[@]}")
+  wait_healthy "$name" "http://127.0.0.1:$port/health"
+  say "generic-device-plugin $GDP_VERSION for $nodename (health and metrics on 127.0.0.1:$port; log: $DIR/logs/$name.log)"
+  echo "$DIR/logs/$name.log"
+}
+
 main() {
   local cmd=${1:-help}
   [ $# -gt 0 ] && shift
@@ -807,6 +902,7 @@ main() {
     kubelet) kubelet "$@" ;;
     build-node) build_node "$@" ;;
     real-node) real_node "$@" ;;
+    device-plugin) device_plugin "$@" ;;
     stop|start) component "$cmd" "$@" ;;
     kubectl) require_up; kc "$@" ;;
     bin) echo "$BIN" ;;

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 helm="${DRA4J_HELM:-$(.ci/install-helm.sh)}"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
-for example in fake-driver nvidia-driver; do
+for example in fake-driver nvidia-driver hostdev-driver; do
   chart="examples/$example/chart"
   name="$(sed -n 's/^name: //p' "$chart/Chart.yaml")"
   "$helm" template "$name" "$chart" --namespace dra4j-system --output-dir "$out/$example" >/dev/null

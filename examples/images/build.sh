@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds an example driver's container image as a tar, with no container engine and no registry:
-#   examples/images/build.sh fake-driver|nvidia-driver   (as root; the jar must be built first)
+#   examples/images/build.sh fake-driver|nvidia-driver|hostdev-driver   (as root; the jar first)
 # writes examples/<example>/target/<jar>-image.tar, loadable with `podman load -i` or
 # `docker load -i`.
 #
@@ -12,7 +12,7 @@
 # maps it instead of being refused.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-example="${1:?usage: $0 fake-driver|nvidia-driver}"
+example="${1:?usage: $0 fake-driver|nvidia-driver|hostdev-driver}"
 # What runs around the archiving JVM (the driver's own command line in the middle):
 case "$example" in
   # `train` runs the driver's `run` in a process of its own, called as a node calls it, against
@@ -21,6 +21,9 @@ case "$example" in
   fake-driver) jar=fake-dra-driver; before=(/usr/bin/java -jar "/app/$jar.jar" train --); after=(run) ;;
   # Without a GPU and NVML the driver cannot discover; its launcher and flag parsing still load.
   nvidia-driver) jar=nvidia-dra-driver; before=(); after=(run --help) ;;
+  # Without a cluster: the device specification parser and the DeviceClass it prints.
+  hostdev-driver) jar=hostdev-dra-driver; before=()
+    after=(deviceclass --device '{"name": "fuse", "groups": [{"paths": [{"path": "/dev/fuse"}]}]}') ;;
   *) echo "unknown example $example" >&2; exit 2 ;;
 esac
 target="examples/$example/target"

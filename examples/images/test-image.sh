@@ -2,7 +2,7 @@
 # Loads an example's image tar (examples/images/build.sh) with podman and runs the driver inside
 # it: its help, one real command, and proof that the image's JVM maps the image's CDS archive
 # (our own classes load from it). As root; podman from Debian.
-#   examples/images/test-image.sh fake-driver|nvidia-driver
+#   examples/images/test-image.sh fake-driver|nvidia-driver|hostdev-driver
 #
 # On these machines (cgroup v1 mounted beside a cgroup2 tree, no systemd, a root without
 # CAP_SYS_RESOURCE) podman needs: runc instead of crun ("crun: cgroups in hybrid mode not
@@ -10,10 +10,11 @@
 # higher than ours (crun and runc cannot raise RLIMIT_NOFILE / RLIMIT_NPROC).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-example="${1:?usage: $0 fake-driver|nvidia-driver}"
+example="${1:?usage: $0 fake-driver|nvidia-driver|hostdev-driver}"
 case "$example" in
   fake-driver) jar=fake-dra-driver; main=io.dra4j.examples.fake.FakeDriverMain; help=(--help) ;;
   nvidia-driver) jar=nvidia-dra-driver; main=io.dra4j.examples.nvidia.NvidiaDriverMain; help=(run --help) ;;
+  hostdev-driver) jar=hostdev-dra-driver; main=io.dra4j.examples.hostdev.HostdevDriverMain; help=(run --help) ;;
   *) echo "unknown example $example" >&2; exit 2 ;;
 esac
 tar="examples/$example/target/$jar-image.tar"
@@ -34,6 +35,10 @@ if [ "$example" = fake-driver ]; then
   check "--help" "Usage: fake-dra-driver.jar" "${podman[@]}" "${run[@]}" "$image" --help
   check "deviceclass" "extendedResourceName: example.com/gpu" \
     "${podman[@]}" "${run[@]}" "$image" deviceclass --extended-resource-name example.com/gpu
+elif [ "$example" = hostdev-driver ]; then
+  check "run --help" "--device-config FILE" "${podman[@]}" "${run[@]}" "$image" "${help[@]}"
+  check "deviceclass" "extendedResourceName: devic.es/fuse" "${podman[@]}" "${run[@]}" "$image" \
+    deviceclass --device '{"name": "fuse", "groups": [{"paths": [{"path": "/dev/fuse"}]}]}'
 else
   check "run --help" "--driver-name" "${podman[@]}" "${run[@]}" "$image" "${help[@]}"
   check "discover without a GPU" "cannot load the NVIDIA management library" "${podman[@]}" "${run[@]}" "$image" discover

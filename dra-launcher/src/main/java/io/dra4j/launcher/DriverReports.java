@@ -82,6 +82,21 @@ final class DriverReports {
     m.put("policy", r.policy().name().toLowerCase(java.util.Locale.ROOT));
     m.put("synced", r.synced());
     m.put("blocking", r.blocking());
+    m.put(
+        "names",
+        r.names().stream()
+            .map(
+                n -> {
+                  Map<String, Object> e = new LinkedHashMap<>();
+                  e.put("name", n.resourceName());
+                  e.put("deviceClass", n.deviceClass());
+                  n.capacity().ifPresent(q -> e.put("capacity", q.toString()));
+                  n.allocatable().ifPresent(q -> e.put("allocatable", q.toString()));
+                  e.put("phase", n.phase().json());
+                  e.put("published", n.published());
+                  return e;
+                })
+            .toList());
     m.put("conflicts", r.conflicts().stream().map(GuardReport.Conflict::describe).toList());
     m.put(
         "duplicates",

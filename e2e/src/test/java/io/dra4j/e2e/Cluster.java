@@ -232,6 +232,38 @@ public final class Cluster {
     return Path.of(lines[lines.length - 1].strip());
   }
 
+  /**
+   * Starts the unmodified generic-device-plugin for real node {@code node} ({@code cluster.sh
+   * device-plugin}) with these {@code --device} specifications.
+   */
+  void devicePlugin(String node, List<String> specs) {
+    List<String> cmd = new ArrayList<>(List.of("device-plugin", node));
+    for (String s : specs) {
+      cmd.add("--device");
+      cmd.add(s);
+    }
+    script(cmd);
+  }
+
+  /** Stops the device plugin of {@code node} by its PID, as deleting its DaemonSet pod would. */
+  void stopDevicePlugin(String node) {
+    script(List.of("device-plugin", node, "--stop"));
+  }
+
+  /** A value of the cluster's {@code cluster.env} (ports, gates), e.g. {@code SCHEDULER_PORT}. */
+  String env(String key) {
+    try {
+      for (String line : Files.readAllLines(dir.resolve("cluster.env"))) {
+        if (line.startsWith(key + "=")) {
+          return line.substring(key.length() + 1);
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    throw new IllegalStateException("no " + key + " in " + dir.resolve("cluster.env"));
+  }
+
   /** Stops a real node's kubelet, containers and containerd and removes its folder and Node. */
   void stopRealNode(String node) {
     script(List.of("real-node", node, "--stop"));

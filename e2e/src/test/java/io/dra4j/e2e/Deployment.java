@@ -22,7 +22,7 @@ final class Deployment {
   static final List<String> FILES =
       List.of("serviceaccount.yaml", "rbac.yaml", "validatingadmissionpolicy.yaml");
 
-  private static final Set<Path> APPLIED = ConcurrentHashMap.newKeySet();
+  private static final Set<String> APPLIED = ConcurrentHashMap.newKeySet();
 
   private Deployment() {}
 
@@ -38,11 +38,20 @@ final class Deployment {
     }
   }
 
-  static synchronized void ensureApplied(Cluster cluster) {
-    if (APPLIED.add(cluster.dir())) {
+  static void ensureApplied(Cluster cluster) {
+    ensureApplied(cluster, dir());
+  }
+
+  /** The same files of another example's {@code deploy/} (its own ServiceAccount and policy). */
+  static synchronized void ensureApplied(Cluster cluster, Path deploy) {
+    if (APPLIED.add(cluster.dir() + " " + deploy.toAbsolutePath().normalize())) {
       cluster.apply(Resources.namespace(NAMESPACE));
       for (String f : FILES) {
-        cluster.apply(read(f));
+        try {
+          cluster.apply(Files.readString(deploy.resolve(f)));
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
       }
     }
   }

@@ -17,9 +17,10 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code java -jar fake-dra-driver.jar run} as a real process, as its DaemonSet pod runs it: the
- * shipped jar, the DaemonSet's JVM flags, a kubeconfig (in the tests, the pod-bound ServiceAccount
- * token of {@code cluster.sh token}), its own registrar, plugin and CDI folders.
+ * {@code java -jar fake-dra-driver.jar run} (or another example's jar) as a real process, as its
+ * DaemonSet pod runs it: the shipped jar, the DaemonSet's JVM flags, a kubeconfig (in the tests,
+ * the pod-bound ServiceAccount token of {@code cluster.sh token}), its own registrar, plugin and
+ * CDI folders.
  */
 final class DriverProcess implements AutoCloseable {
   static final String DRIVER = "gpu.example.com";
@@ -59,6 +60,7 @@ final class DriverProcess implements AutoCloseable {
     private final Path kubeconfig;
     private String driverName = DRIVER;
     private String logName = "driver";
+    private Path jar = Path.of(System.getProperty("dra4j.jar"));
     private Path registry;
     private Path plugins;
     private Path cdi;
@@ -83,6 +85,12 @@ final class DriverProcess implements AutoCloseable {
     /** The log file's name in the work folder. Default: {@code driver}. */
     Builder logName(String value) {
       logName = value;
+      return this;
+    }
+
+    /** The driver's shaded jar. Default: the fake driver's ({@code dra4j.jar}). */
+    Builder jar(Path value) {
+      jar = value;
       return this;
     }
 
@@ -121,7 +129,7 @@ final class DriverProcess implements AutoCloseable {
         cmd.addAll(List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xss512k", "-Xmx256m"));
         systemProperties.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
         cmd.add("-jar");
-        cmd.add(System.getProperty("dra4j.jar"));
+        cmd.add(jar.toString());
         cmd.add("run");
         Map<String, String> all = new LinkedHashMap<>();
         all.put("driver-name", driverName);
@@ -226,6 +234,21 @@ final class DriverProcess implements AutoCloseable {
       }
     }
     throw new IllegalStateException("no metric " + series + " in:\n" + r.body());
+  }
+
+  /**
+   * Waits up to {@code timeout} for the process to exit on its own: its status, or -1 while it
+   * still runs.
+   *
+   * @throws IllegalStateException when interrupted
+   */
+  int waitFor(Duration timeout) {
+    try {
+      return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS) ? process.exitValue() : -1;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted waiting for the driver to exit", e);
+    }
   }
 
   /** SIGTERM, as the kubelet stops a pod; waits for the exit and returns its status. */

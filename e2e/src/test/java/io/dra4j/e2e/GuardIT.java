@@ -13,8 +13,9 @@ import org.junit.jupiter.api.Test;
  * The extended-resource guard on the real cluster: a node whose status still advertises {@code
  * example.com/gpu: 4} (a device plugin serves the name there) keeps our devices out of the API
  * under the default {@code wait} policy, so the scheduler never sees the name served twice; once
- * the node's capacity falls to 0 (the device plugin was removed) they are published and the
- * unchanged pod schedules on DRA.
+ * the node's allocatable falls to 0 (the device plugin was removed) they are published and the
+ * unchanged pod schedules on DRA. {@code MigrationIT} does the same with a real device plugin and
+ * the real kubelet.
  */
 class GuardIT {
   static final String NS = "e2e-guard";

@@ -18,7 +18,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Both examples' Helm charts, with the default and the full values, rendered by the real helm and
+ * The examples' Helm charts, with the default and the full values, rendered by the real helm and
  * applied with a server-side dry run to the real v1.37.2 API server: strict field validation, the
  * admission policy's CEL compiled by the server, the DeviceClass's selectors and
  * extendedResourceName checked by the resource.k8s.io validation. Nothing is stored. The
@@ -28,7 +28,14 @@ class HelmChartDryRunIT {
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
   @ParameterizedTest
-  @CsvSource({"fake-driver,false", "fake-driver,true", "nvidia-driver,false", "nvidia-driver,true"})
+  @CsvSource({
+    "fake-driver,false",
+    "fake-driver,true",
+    "nvidia-driver,false",
+    "nvidia-driver,true",
+    "hostdev-driver,false",
+    "hostdev-driver,true"
+  })
   void theRenderedChartPassesTheApiServersDryRun(String example, boolean full, @TempDir Path dir)
       throws Exception {
     Cluster cluster = Cluster.shared();

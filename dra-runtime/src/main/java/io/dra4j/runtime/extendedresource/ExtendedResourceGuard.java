@@ -1,6 +1,7 @@
 package io.dra4j.runtime.extendedresource;
 
 import io.dra4j.api.device.Device;
+import io.dra4j.api.device.Quantity;
 import io.dra4j.api.provider.Pool;
 import io.dra4j.cel.CelSelectors;
 import io.dra4j.kube.DeviceClass;
@@ -14,15 +15,19 @@ import io.dra4j.runtime.errors.DriverErrorHandler;
 import io.dra4j.runtime.extendedresource.GuardReport.Conflict;
 import io.dra4j.runtime.extendedresource.GuardReport.DeviceRef;
 import io.dra4j.runtime.extendedresource.GuardReport.Duplicate;
+import io.dra4j.runtime.extendedresource.GuardReport.NameStatus;
+import io.dra4j.runtime.extendedresource.GuardReport.Phase;
 import io.dra4j.runtime.extendedresource.GuardReport.UnusableName;
 import io.dra4j.runtime.internal.extendedresource.GuardEvaluator;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -46,17 +51,29 @@ import org.slf4j.event.Level;
  * extendedResourceName}, where it is the class the scheduler uses, and its implicit {@code
  * deviceclass.resource.kubernetes.io/<class>}) it evaluates the class's CEL selectors against this
  * driver's devices ({@link #setDevices}); when they select at least one device and the Node's
- * {@code status.capacity} or {@code status.allocatable} for the name is non-zero, a device plugin
- * still serves the name here: a conflict. Classes of other drivers never select this driver's
- * devices and never matter; a class without selectors selects every device and always matters.
+ * {@code status.allocatable} for the name is above 0, a device plugin still serves the name here: a
+ * conflict. Classes of other drivers never select this driver's devices and never matter; a class
+ * without selectors selects every device and always matters.
+ *
+ * <p>Allocatable alone decides because it alone decides for the scheduler: it hands a name to DRA
+ * on a node whose allocatable for it is 0 or absent, whatever the capacity ({@link
+ * GuardReport.Phase} has the upstream lines). When a device plugin stops, the kubelet reports
+ * allocatable 0 at its next node status update but keeps the plugin's devices in capacity for 5
+ * minutes; a guard that waited for capacity too would leave the pods the scheduler already sends to
+ * DRA Pending for those minutes. A running plugin whose devices are all unhealthy also shows
+ * allocatable 0, and the scheduler then uses DRA too: the guard lets the devices out in both cases
+ * and says which phase the name is in ({@link GuardReport#names}).
  *
  * <p>What a conflict does depends on the {@link Policy}:
  *
  * <ul>
  *   <li>{@link Policy#WAIT} (the default): {@link #filter} drops the devices the conflicting class
- *       selects until the node's capacity and allocatable for the name are zero or gone; what it
- *       waits for is logged at once and then every {@link Builder#logInterval}. Before the first
- *       read of DeviceClasses and Node, WAIT drops every device (it cannot know yet).
+ *       selects until the node's allocatable for the name is 0 or gone; what it waits for is logged
+ *       at once and then every {@link Builder#logInterval}. Before the first read of DeviceClasses
+ *       and Node, WAIT drops every device (it cannot know yet). When the name becomes allocatable
+ *       again while the devices are out (the device plugin came back), WAIT withdraws them from the
+ *       slices at once and logs an error: claims already allocated keep their devices, and new pods
+ *       go to the device plugin, which may hand out the same hardware.
  *   <li>{@link Policy#WARN}: publishes anyway and logs the same way.
  *   <li>{@link Policy#FAIL}: reports a {@linkplain DriverError.Severity#FATAL fatal} error with the
  *       reason to the {@link Builder#errorHandler} (a {@code DraDriver} then stops, and its
@@ -135,8 +152,12 @@ public final class ExtendedResourceGuard implements AutoCloseable {
   private boolean synced;
   private GuardEvaluator.Mapping mapping = GuardEvaluator.mapping(List.of());
   private GuardEvaluator.Evaluation evaluation =
-      new GuardEvaluator.Evaluation(List.of(), List.of(), List.of(), List.of());
+      new GuardEvaluator.Evaluation(List.of(), List.of(), List.of(), List.of(), List.of());
   private Optional<Instant> waitingSince = Optional.empty();
+
+  /** The devices the last {@link #filter} let through: what is out in the slices now. */
+  private Set<DeviceRef> letThrough = Set.of();
+
   private Instant lastConflictLog = Instant.MIN;
   private ScheduledFuture<?> reminder;
   private List<String> lastFatal = List.of();
@@ -245,6 +266,7 @@ public final class ExtendedResourceGuard implements AutoCloseable {
    */
   public List<Pool> filter(List<Pool> pools) {
     if (policy == Policy.WARN) {
+      remember(pools);
       return List.copyOf(pools);
     }
     boolean isSynced;
@@ -269,6 +291,7 @@ public final class ExtendedResourceGuard implements AutoCloseable {
     List<Conflict> conflicts =
         GuardEvaluator.conflicts(driverName, nodeName, m, n, pools, selectors);
     if (conflicts.isEmpty()) {
+      remember(pools);
       return List.copyOf(pools);
     }
     Set<DeviceRef> held = new HashSet<>();
@@ -283,7 +306,20 @@ public final class ExtendedResourceGuard implements AutoCloseable {
               .toList();
       out.add(kept.size() == p.devices().size() ? p : p.withDevices(kept));
     }
+    remember(out);
     return List.copyOf(out);
+  }
+
+  private void remember(List<Pool> published) {
+    Set<DeviceRef> refs = new HashSet<>();
+    for (Pool p : published) {
+      for (Device d : p.devices()) {
+        refs.add(new DeviceRef(p.name(), d.name()));
+      }
+    }
+    synchronized (lock) {
+      letThrough = Set.copyOf(refs);
+    }
   }
 
   /** The current decision and why. */
@@ -295,6 +331,7 @@ public final class ExtendedResourceGuard implements AutoCloseable {
           policy,
           synced,
           node.isPresent(),
+          evaluation.names(),
           evaluation.conflicts(),
           evaluation.duplicates(),
           evaluation.unusable(),
@@ -429,7 +466,15 @@ public final class ExtendedResourceGuard implements AutoCloseable {
     }
     GuardEvaluator.Evaluation before = evaluation;
     evaluation =
-        GuardEvaluator.evaluate(driverName, nodeName, classes, mapping, node, devices, selectors);
+        GuardEvaluator.evaluate(
+            driverName,
+            nodeName,
+            classes,
+            mapping,
+            node,
+            devices,
+            selectors,
+            policy == Policy.WARN);
     if (!evaluation.duplicates().equals(before.duplicates())) {
       for (Duplicate d : evaluation.duplicates()) {
         log(
@@ -462,6 +507,7 @@ public final class ExtendedResourceGuard implements AutoCloseable {
         log(Level.WARN, p);
       }
     }
+    logPhaseChanges(before);
     boolean changed = !evaluation.conflicts().equals(before.conflicts());
     Optional<String> fatal = Optional.empty();
     if (changed) {
@@ -481,6 +527,7 @@ public final class ExtendedResourceGuard implements AutoCloseable {
         if (policy == Policy.WAIT && waitingSince.isEmpty()) {
           waitingSince = Optional.of(now);
         }
+        logReturns(before);
         logConflicts(now);
         if (policy == Policy.FAIL) {
           List<String> keys = evaluation.conflicts().stream().map(Conflict::resourceName).toList();
@@ -495,6 +542,88 @@ public final class ExtendedResourceGuard implements AutoCloseable {
       }
     }
     return new Outcome(changed, fatal);
+  }
+
+  /** One INFO line per name whose phase changed (or that appeared), in the phases' own words. */
+  private void logPhaseChanges(GuardEvaluator.Evaluation before) {
+    Map<String, Phase> was = new HashMap<>();
+    for (NameStatus n : before.names()) {
+      was.put(n.resourceName(), n.phase());
+    }
+    for (NameStatus n : evaluation.names()) {
+      if (was.get(n.resourceName()) == n.phase()) {
+        continue;
+      }
+      String what =
+          switch (n.phase()) {
+            case DEVICE_PLUGIN ->
+                "a device plugin serves it: the scheduler sends pods asking for it to the plugin";
+            case PLUGIN_STOPPED ->
+                "allocatable is 0, so the scheduler sends pods asking for it to DRA; the kubelet"
+                    + " still counts the device plugin's devices in capacity (a plugin stopped"
+                    + " less than 5 minutes ago, the kubelet's endpointStopGracePeriod, or one"
+                    + " whose devices are all unhealthy)";
+            case DRA -> "no device plugin serves it here: DRA does";
+          };
+      log(
+          Level.INFO,
+          "extended resource "
+              + n.resourceName()
+              + " (DeviceClass "
+              + n.deviceClass()
+              + "): phase "
+              + n.phase().json()
+              + " (capacity "
+              + n.capacity().map(Quantity::toString).orElse("absent")
+              + ", allocatable "
+              + n.allocatable().map(Quantity::toString).orElse("absent")
+              + "): "
+              + what);
+    }
+  }
+
+  /**
+   * Loudly, for a name that became allocatable again while devices of its class are out: the node
+   * now serves it both ways until this driver's devices are withdrawn (wait, fail) or for as long
+   * as both run (warn). Claims already allocated keep their devices either way.
+   */
+  private void logReturns(GuardEvaluator.Evaluation before) {
+    Set<String> old = new HashSet<>();
+    for (Conflict c : before.conflicts()) {
+      old.add(c.resourceName());
+    }
+    for (Conflict c : evaluation.conflicts()) {
+      long out = c.affectedDevices().stream().filter(letThrough::contains).count();
+      if (old.contains(c.resourceName()) || out == 0) {
+        continue;
+      }
+      String action =
+          switch (policy) {
+            case WAIT -> "withdrawing them from the ResourceSlices now";
+            case WARN -> "publishing them anyway (policy warn)";
+            case FAIL -> "stopping the driver (policy fail)";
+          };
+      log(
+          Level.ERROR,
+          "extended resource "
+              + c.resourceName()
+              + " is allocatable on node "
+              + nodeName
+              + " again (capacity "
+              + c.capacity().map(Quantity::toString).orElse("absent")
+              + ", allocatable "
+              + c.allocatable().map(Quantity::toString).orElse("absent")
+              + ") while "
+              + out
+              + " device(s) of DeviceClass "
+              + String.join(", ", c.deviceClasses())
+              + " are published: a device plugin serves it beside this driver; "
+              + action
+              + ". Pods that got these devices through DRA keep them, and new pods asking for "
+              + c.resourceName()
+              + " go to the device plugin, which may hand out the same hardware: drain the node"
+              + " and remove either the device plugin or this driver");
+    }
   }
 
   private String fatalReason() {
@@ -532,9 +661,10 @@ public final class ExtendedResourceGuard implements AutoCloseable {
               + c.describe()
               + ". Not publishing "
               + devicesText
-              + " until the node's capacity and allocatable for "
+              + " until the node's allocatable for "
               + c.resourceName()
-              + " are 0 (remove the device plugin from this node)";
+              + " is 0, when the scheduler hands the name to DRA (remove the device plugin from"
+              + " this node)";
       case WARN -> c.describe() + ". Publishing " + devicesText + " anyway (policy warn)";
       case FAIL -> c.describe() + " (policy fail)";
     };

@@ -161,7 +161,7 @@ class ExtendedResourceGuardTest {
   }
 
   @Test
-  void waitHoldsDevicesBackUntilTheNodeStopsAdvertisingAndLogsAtMostEveryInterval() {
+  void waitHoldsDevicesBackUntilAllocatableIsZeroAndLogsAtMostEveryInterval() {
     ExtendedResourceGuard g = guard(Policy.WAIT);
     List<Pool> pools = pools(3);
     g.setDevices(pools);
@@ -195,18 +195,63 @@ class ExtendedResourceGuardTest {
     assertThat(waitingLogs()).hasSize(2);
     assertThat(changes).hasValue(1);
 
-    // The device plugin is gone: capacity and allocatable 0.
-    g.update(List.of(c), Optional.of(node("example.com/gpu", "0")));
+    // The device plugin stopped: the kubelet reports allocatable 0 at once and keeps the
+    // capacity for its endpointStopGracePeriod. The scheduler already sends the pods to DRA.
+    g.update(
+        List.of(c),
+        Optional.of(node(Map.of("example.com/gpu", "4"), Map.of("example.com/gpu", "0"))));
     assertThat(changes).hasValue(2);
     assertThat(g.filter(pools)).isEqualTo(pools);
     assertThat(g.report().blocking()).isFalse();
     assertThat(g.report().waitingSince()).isEmpty();
+    assertThat(g.report().names())
+        .singleElement()
+        .satisfies(n -> assertThat(n.phase()).isEqualTo(GuardReport.Phase.PLUGIN_STOPPED));
     assertThat(logs)
-        .anyMatch(
-            l -> l.startsWith("INFO") && l.contains("no extended resource conflict any more"));
+        .anyMatch(l -> l.startsWith("INFO") && l.contains("no extended resource conflict any more"))
+        .anyMatch(l -> l.startsWith("INFO") && l.contains("phase plugin-stopped (capacity 4"));
+    // 5 minutes later the kubelet forgets the plugin: capacity 0. Nothing to republish.
+    g.update(List.of(c), Optional.of(node("example.com/gpu", "0")));
+    assertThat(changes).hasValue(2);
+    assertThat(g.report().names())
+        .singleElement()
+        .satisfies(n -> assertThat(n.phase()).isEqualTo(GuardReport.Phase.DRA));
     clock.advance(Duration.ofSeconds(120));
     g.remind();
     assertThat(waitingLogs()).hasSize(2);
+  }
+
+  @Test
+  void aNameAllocatableAgainWhileDevicesAreOutWithdrawsThemAndSaysSoLoudly() {
+    ExtendedResourceGuard g = guard(Policy.WAIT);
+    List<Pool> pools = pools(2);
+    g.setDevices(pools);
+    DeviceClass c = ours("gpu", "example.com/gpu");
+    g.update(List.of(c), Optional.of(node("example.com/gpu", "0")));
+    assertThat(g.filter(pools)).isEqualTo(pools); // published
+    assertThat(logs).noneMatch(l -> l.startsWith("ERROR"));
+
+    // The device plugin registers again: capacity and allocatable 2 at the next status update.
+    g.update(List.of(c), Optional.of(node("example.com/gpu", "2")));
+    assertThat(g.filter(pools)).singleElement().satisfies(p -> assertThat(p.devices()).isEmpty());
+    assertThat(logs)
+        .filteredOn(l -> l.startsWith("ERROR"))
+        .singleElement()
+        .satisfies(
+            l ->
+                assertThat(l)
+                    .contains(
+                        "example.com/gpu is allocatable on node node-1 again",
+                        "while 2 device(s) of DeviceClass gpu are published",
+                        "withdrawing them from the ResourceSlices now",
+                        "keep them"));
+    // A conflict from the start (nothing was out) is a plain wait, no error.
+    g.close();
+    logs.clear();
+    ExtendedResourceGuard fresh = guard(Policy.WAIT);
+    fresh.setDevices(pools);
+    fresh.update(List.of(c), Optional.of(node("example.com/gpu", "2")));
+    assertThat(logs).noneMatch(l -> l.startsWith("ERROR")).anyMatch(l -> l.contains("waiting"));
   }
 
   @Test

@@ -132,7 +132,7 @@ class DriverGuardAndHealthTest {
       assertThat(driver.guardReport().orElseThrow().blocking()).isTrue();
       published.assertValid(Optional.of(NODE), nodeUid);
 
-      // The device plugin goes: allocatable and capacity drop to zero.
+      // The device plugin goes and its grace period ends: allocatable and capacity are zero.
       node("0");
       await("the devices in the API server", () -> publishedDevices().size() == 2);
       assertThat(publishedDevices()).containsExactly("gpu-0", "gpu-1");

@@ -19,8 +19,10 @@ import io.dra4j.runtime.extendedresource.ExtendedResourceGuard.Policy;
 import io.dra4j.runtime.extendedresource.GuardReport;
 import io.dra4j.runtime.extendedresource.GuardReport.Conflict;
 import io.dra4j.runtime.extendedresource.GuardReport.DeviceRef;
+import io.dra4j.runtime.extendedresource.GuardReport.Phase;
 import io.dra4j.testkit.allocator.ExtendedResourceMapping;
 import io.dra4j.testkit.apiserver.FakeApiServer;
+import io.dra4j.testkit.kubelet.DeviceManager;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -134,51 +136,71 @@ class ExtendedResourceGuardTest {
   }
 
   @Test
-  void waitBlocksTheSelectedDevicesUntilTheNodeStopsAdvertisingTheName() throws Exception {
-    node("4");
+  void waitFollowsTheKubeletsDeviceManagerThroughEveryPhaseOfAMigrationAndBack() throws Exception {
+    node("0");
     createClass("gpu-first-four", Optional.of(GPU), OURS, FIRST_FOUR);
-    ExtendedResourceGuard g = start(guard(Policy.WAIT));
+    try (DeviceManager kubelet = DeviceManager.start(client, NODE, Duration.ofMillis(300))) {
+      kubelet.register(GPU, 4);
+      ExtendedResourceGuard g = start(guard(Policy.WAIT));
+      await("the plugin's 4 seen", () -> !g.report().conflicts().isEmpty());
 
-    assertThat(names(g.filter(pools))).containsExactly("gpu-4", "gpu-5", "gpu-6", "gpu-7");
-    GuardReport r = g.report();
-    assertThat(r.blocking()).isTrue();
-    assertThat(r.waitingSince()).isPresent();
-    assertThat(r.conflicts())
-        .containsExactly(
-            new Conflict(
-                GPU,
-                List.of("gpu-first-four"),
-                NODE,
-                Optional.of(Quantity.of(4)),
-                Optional.of(Quantity.of(4)),
-                List.of(
-                    new DeviceRef(NODE, "gpu-0"),
-                    new DeviceRef(NODE, "gpu-1"),
-                    new DeviceRef(NODE, "gpu-2"),
-                    new DeviceRef(NODE, "gpu-3"))));
+      // Phase device-plugin: the class's four devices are held back.
+      assertThat(names(g.filter(pools))).containsExactly("gpu-4", "gpu-5", "gpu-6", "gpu-7");
+      GuardReport r = g.report();
+      assertThat(r.blocking()).isTrue();
+      assertThat(r.waitingSince()).isPresent();
+      assertThat(r.conflicts())
+          .containsExactly(
+              new Conflict(
+                  GPU,
+                  List.of("gpu-first-four"),
+                  NODE,
+                  Optional.of(Quantity.of(4)),
+                  Optional.of(Quantity.of(4)),
+                  List.of(
+                      new DeviceRef(NODE, "gpu-0"),
+                      new DeviceRef(NODE, "gpu-1"),
+                      new DeviceRef(NODE, "gpu-2"),
+                      new DeviceRef(NODE, "gpu-3"))));
+      assertThat(phase(g)).isEqualTo(Phase.DEVICE_PLUGIN);
 
-    // The device plugin is being removed: allocatable first, then capacity.
-    setNodeValue("4", "0");
-    await(
-        "the allocatable change",
-        () ->
-            g.report().conflicts().stream()
-                .anyMatch(c -> c.allocatable().equals(Optional.of(Quantity.of(0)))));
-    assertThat(names(g.filter(pools))).hasSize(4);
+      // The plugin stops: allocatable 0 at once, capacity 4 for the grace period. The scheduler
+      // hands the name to DRA now, so the guard publishes now.
+      int mark = published.size();
+      kubelet.stop(GPU);
+      awaitPublished(mark, names(pools));
+      assertThat(g.filter(pools)).isEqualTo(pools);
+      assertThat(g.report().blocking()).isFalse();
+      assertThat(g.report().waitingSince()).isEmpty();
+      assertThat(phase(g)).isIn(Phase.PLUGIN_STOPPED, Phase.DRA);
 
-    int mark = published.size();
-    setNodeValue("0", "0");
-    // The change listener fires and the republish it triggers carries every device.
-    awaitPublished(mark, names(pools));
-    assertThat(g.filter(pools)).isEqualTo(pools);
-    assertThat(g.report().blocking()).isFalse();
-    assertThat(g.report().conflicts()).isEmpty();
-    assertThat(g.report().waitingSince()).isEmpty();
+      // The grace period ends: capacity 0, the name stays at 0. Migrated; nothing to republish.
+      await("capacity 0 after the grace period", () -> phase(g) == Phase.DRA);
+      assertThat(client.get(Node.TYPE, "", NODE).status().capacity())
+          .containsEntry(GPU, Quantity.of(0));
+      assertThat(g.filter(pools)).isEqualTo(pools);
 
-    // A device plugin that comes back blocks again.
-    mark = published.size();
-    setNodeValue("2", "2");
-    awaitPublished(mark, List.of("gpu-4", "gpu-5", "gpu-6", "gpu-7"));
+      // The device plugin comes back while the devices are out: withdrawn.
+      mark = published.size();
+      kubelet.register(GPU, 2);
+      awaitPublished(mark, List.of("gpu-4", "gpu-5", "gpu-6", "gpu-7"));
+      assertThat(phase(g)).isEqualTo(Phase.DEVICE_PLUGIN);
+
+      // A running plugin whose devices are all unhealthy shows allocatable 0 too: the scheduler
+      // uses DRA, and so does the guard.
+      mark = published.size();
+      kubelet.health(GPU, 0);
+      awaitPublished(mark, names(pools));
+      assertThat(phase(g)).isEqualTo(Phase.PLUGIN_STOPPED);
+    }
+  }
+
+  static Phase phase(ExtendedResourceGuard g) {
+    return g.report().names().stream()
+        .filter(n -> n.resourceName().equals(GPU))
+        .findFirst()
+        .orElseThrow()
+        .phase();
   }
 
   @Test

@@ -14,6 +14,8 @@ import io.dra4j.runtime.extendedresource.ExtendedResourceNames;
 import io.dra4j.runtime.extendedresource.GuardReport.Conflict;
 import io.dra4j.runtime.extendedresource.GuardReport.DeviceRef;
 import io.dra4j.runtime.extendedresource.GuardReport.Duplicate;
+import io.dra4j.runtime.extendedresource.GuardReport.NameStatus;
+import io.dra4j.runtime.extendedresource.GuardReport.Phase;
 import io.dra4j.runtime.extendedresource.GuardReport.UnusableName;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -60,6 +62,7 @@ public final class GuardEvaluator {
 
   /** The full result for the report. */
   public record Evaluation(
+      List<NameStatus> names,
       List<Conflict> conflicts,
       List<Duplicate> duplicates,
       List<UnusableName> unusable,
@@ -99,12 +102,44 @@ public final class GuardEvaluator {
   }
 
   /**
-   * The names this node still advertises (non-zero capacity or allocatable) whose class selects at
-   * least one of the devices in {@code pools}.
+   * Where a name stands on a node, from the node's status: allocatable above 0 is the device
+   * plugin's (the scheduler's own rule, {@link Phase}); then capacity above 0 is a plugin the
+   * kubelet still remembers; else DRA.
    */
-  public static List<Conflict> conflicts(
+  public static Phase phase(Optional<Quantity> capacity, Optional<Quantity> allocatable) {
+    if (nonZero(allocatable)) {
+      return Phase.DEVICE_PLUGIN;
+    }
+    return nonZero(capacity) ? Phase.PLUGIN_STOPPED : Phase.DRA;
+  }
+
+  private static boolean nonZero(Optional<Quantity> value) {
+    return value.isPresent() && value.get().signum() != 0;
+  }
+
+  /** A name the node's status lists, its class and the devices of this driver the class selects. */
+  private record Listed(
+      String name,
+      DeviceClass deviceClass,
+      Optional<Quantity> capacity,
+      Optional<Quantity> allocatable,
+      List<DeviceRef> devices) {
+    Phase phase() {
+      return GuardEvaluator.phase(capacity, allocatable);
+    }
+
+    Conflict conflict(String nodeName) {
+      return new Conflict(
+          name, List.of(deviceClass.metadata().name()), nodeName, capacity, allocatable, devices);
+    }
+  }
+
+  /**
+   * Every name the node's status lists (capacity or allocatable, at any value: the kubelet keeps a
+   * removed plugin's name at 0) whose class selects at least one of the devices in {@code pools}.
+   */
+  private static List<Listed> listed(
       String driver,
-      String nodeName,
       Mapping mapping,
       Optional<Node> node,
       List<Pool> pools,
@@ -113,38 +148,53 @@ public final class GuardEvaluator {
       return List.of();
     }
     Node.Status status = node.get().status();
-    TreeSet<String> advertised = new TreeSet<>();
-    status.capacity().forEach((k, v) -> addIfNonZero(advertised, k, v));
-    status.allocatable().forEach((k, v) -> addIfNonZero(advertised, k, v));
-    List<Conflict> out = new ArrayList<>();
-    for (String name : advertised) {
+    TreeSet<String> names = new TreeSet<>(status.capacity().keySet());
+    names.addAll(status.allocatable().keySet());
+    List<Listed> out = new ArrayList<>();
+    for (String name : names) {
       DeviceClass c = mapping.effective().get(name);
       if (c == null) {
         continue;
       }
       List<DeviceRef> devices = selected(driver, compile(c, selectors), pools, false);
-      if (devices.isEmpty()) {
-        continue;
+      if (!devices.isEmpty()) {
+        out.add(
+            new Listed(
+                name,
+                c,
+                Optional.ofNullable(status.capacity().get(name)),
+                Optional.ofNullable(status.allocatable().get(name)),
+                devices));
       }
-      out.add(
-          new Conflict(
-              name,
-              List.of(c.metadata().name()),
-              nodeName,
-              Optional.ofNullable(status.capacity().get(name)),
-              Optional.ofNullable(status.allocatable().get(name)),
-              devices));
     }
-    return List.copyOf(out);
+    return out;
   }
 
-  private static void addIfNonZero(TreeSet<String> names, String name, Quantity value) {
-    if (value != null && value.signum() != 0) {
-      names.add(name);
-    }
+  /**
+   * The names this node still makes allocatable (phase {@link Phase#DEVICE_PLUGIN}: the scheduler
+   * sends their pods to the device plugin) whose class selects at least one of the devices in
+   * {@code pools}.
+   */
+  public static List<Conflict> conflicts(
+      String driver,
+      String nodeName,
+      Mapping mapping,
+      Optional<Node> node,
+      List<Pool> pools,
+      CelSelectors selectors) {
+    return listed(driver, mapping, node, pools, selectors).stream()
+        .filter(l -> l.phase() == Phase.DEVICE_PLUGIN)
+        .map(l -> l.conflict(nodeName))
+        .toList();
   }
 
-  /** Conflicts plus duplicates, unusable names and problems of the classes that matter here. */
+  /**
+   * The names with their phases, conflicts, duplicates, unusable names and problems of the classes
+   * that matter here.
+   *
+   * @param publishesInConflict whether the guard publishes the devices of a name in conflict (the
+   *     {@code warn} policy)
+   */
   public static Evaluation evaluate(
       String driver,
       String nodeName,
@@ -152,8 +202,25 @@ public final class GuardEvaluator {
       Mapping mapping,
       Optional<Node> node,
       List<Pool> pools,
-      CelSelectors selectors) {
-    List<Conflict> conflicts = conflicts(driver, nodeName, mapping, node, pools, selectors);
+      CelSelectors selectors,
+      boolean publishesInConflict) {
+    List<Listed> listed = listed(driver, mapping, node, pools, selectors);
+    List<NameStatus> names = new ArrayList<>();
+    List<Conflict> conflicts = new ArrayList<>();
+    for (Listed l : listed) {
+      Phase phase = l.phase();
+      names.add(
+          new NameStatus(
+              l.name(),
+              l.deviceClass().metadata().name(),
+              l.capacity(),
+              l.allocatable(),
+              phase,
+              publishesInConflict || phase != Phase.DEVICE_PLUGIN));
+      if (phase == Phase.DEVICE_PLUGIN) {
+        conflicts.add(l.conflict(nodeName));
+      }
+    }
     Map<String, Boolean> matters = new TreeMap<>();
     List<String> problems = new ArrayList<>();
     for (DeviceClass c : sortedByName(classes)) {
@@ -205,7 +272,7 @@ public final class GuardEvaluator {
                 String.join("; ", ExtendedResourceNames.implicit(name))));
       }
     }
-    return new Evaluation(conflicts, duplicates, unusable, problems);
+    return new Evaluation(names, conflicts, duplicates, unusable, problems);
   }
 
   private static boolean selectsAny(

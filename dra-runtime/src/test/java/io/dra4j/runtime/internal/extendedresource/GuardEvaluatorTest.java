@@ -9,6 +9,7 @@ import static io.dra4j.runtime.extendedresource.Classes.node;
 import static io.dra4j.runtime.extendedresource.Classes.ours;
 import static io.dra4j.runtime.extendedresource.Classes.pools;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import io.dra4j.api.device.Quantity;
 import io.dra4j.api.provider.Pool;
@@ -20,6 +21,8 @@ import io.dra4j.kube.ObjectMeta;
 import io.dra4j.runtime.extendedresource.GuardReport;
 import io.dra4j.runtime.extendedresource.GuardReport.Conflict;
 import io.dra4j.runtime.extendedresource.GuardReport.DeviceRef;
+import io.dra4j.runtime.extendedresource.GuardReport.NameStatus;
+import io.dra4j.runtime.extendedresource.GuardReport.Phase;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -33,7 +36,7 @@ class GuardEvaluatorTest {
 
   GuardEvaluator.Evaluation eval(List<DeviceClass> classes, Optional<Node> node) {
     return GuardEvaluator.evaluate(
-        DRIVER, NODE, classes, GuardEvaluator.mapping(classes), node, pools, cel);
+        DRIVER, NODE, classes, GuardEvaluator.mapping(classes), node, pools, cel, false);
   }
 
   @Test
@@ -61,20 +64,83 @@ class GuardEvaluatorTest {
   }
 
   @Test
-  void zeroOrAbsentValuesAreNoConflictAndEitherNonZeroValueIs() {
+  void onlyANonZeroAllocatableIsAConflictAsOnlyItKeepsTheSchedulerOnTheDevicePlugin() {
     DeviceClass c = ours("gpu", "example.com/gpu");
     assertThat(eval(List.of(c), Optional.of(node("example.com/gpu", "0"))).conflicts()).isEmpty();
     assertThat(eval(List.of(c), Optional.of(node(Map.of(), Map.of()))).conflicts()).isEmpty();
     assertThat(eval(List.of(c), Optional.empty()).conflicts()).isEmpty();
+    // A stopped plugin within the kubelet's endpointStopGracePeriod: capacity 2, allocatable 0.
+    // The scheduler already delegates the name to DRA (fit.go shouldDelegateResourceToDRA).
+    var stopped =
+        eval(
+            List.of(c),
+            Optional.of(node(Map.of("example.com/gpu", "2"), Map.of("example.com/gpu", "0"))));
+    assertThat(stopped.conflicts()).isEmpty();
+    assertThat(stopped.names())
+        .containsExactly(
+            new NameStatus(
+                "example.com/gpu",
+                "gpu",
+                Optional.of(Quantity.of(2)),
+                Optional.of(Quantity.of(0)),
+                Phase.PLUGIN_STOPPED,
+                true));
     var capOnly = eval(List.of(c), Optional.of(node(Map.of("example.com/gpu", "2"), Map.of())));
-    assertThat(capOnly.conflicts())
-        .singleElement()
-        .satisfies(x -> assertThat(x.allocatable()).isEmpty());
+    assertThat(capOnly.conflicts()).isEmpty();
     var allocOnly =
         eval(
             List.of(c),
             Optional.of(node(Map.of("example.com/gpu", "0"), Map.of("example.com/gpu", "1"))));
     assertThat(allocOnly.conflicts()).hasSize(1);
+    assertThat(allocOnly.names())
+        .singleElement()
+        .satisfies(
+            n -> {
+              assertThat(n.phase()).isEqualTo(Phase.DEVICE_PLUGIN);
+              assertThat(n.published()).isFalse();
+            });
+  }
+
+  @Test
+  void phasesFollowTheKubeletsNodeStatusThroughAMigration() {
+    assertThat(GuardEvaluator.phase(q("4"), q("4"))).isEqualTo(Phase.DEVICE_PLUGIN);
+    assertThat(GuardEvaluator.phase(q("4"), q("0"))).isEqualTo(Phase.PLUGIN_STOPPED);
+    // After endpointStopGracePeriod the kubelet writes capacity 0 and keeps the name.
+    assertThat(GuardEvaluator.phase(q("0"), q("0"))).isEqualTo(Phase.DRA);
+    assertThat(GuardEvaluator.phase(Optional.empty(), Optional.empty())).isEqualTo(Phase.DRA);
+    // Hand-written status with allocatable alone: the scheduler reads allocatable.
+    assertThat(GuardEvaluator.phase(Optional.empty(), q("1"))).isEqualTo(Phase.DEVICE_PLUGIN);
+  }
+
+  @Test
+  void namesListEveryNameOfTheNodeWhoseClassSelectsOurDevicesAndWhetherTheyArePublished() {
+    DeviceClass c = ours("gpu", "example.com/gpu");
+    DeviceClass other =
+        cls("other", T1, Optional.of("other.com/x"), "device.driver == 'other.example.com'");
+    Node n =
+        node(
+            Map.of("example.com/gpu", "0", "other.com/x", "3", "cpu", "8"),
+            Map.of("example.com/gpu", "0", "other.com/x", "3", "cpu", "8"));
+    assertThat(eval(List.of(c, other), Optional.of(n)).names())
+        .extracting(NameStatus::resourceName, NameStatus::phase, NameStatus::published)
+        .containsExactly(tuple("example.com/gpu", Phase.DRA, true));
+    // Under warn the devices of a name in conflict are out too.
+    var warn =
+        GuardEvaluator.evaluate(
+            DRIVER,
+            NODE,
+            List.of(c),
+            GuardEvaluator.mapping(List.of(c)),
+            Optional.of(node("example.com/gpu", "4")),
+            pools,
+            cel,
+            true);
+    assertThat(warn.names()).singleElement().satisfies(x -> assertThat(x.published()).isTrue());
+    assertThat(warn.conflicts()).hasSize(1);
+  }
+
+  static Optional<Quantity> q(String value) {
+    return Optional.of(Quantity.parse(value));
   }
 
   @Test
@@ -210,7 +276,9 @@ class GuardEvaluatorTest {
                         new DeviceSelector(Optional.empty(), Map.of("future", Map.of()))))
                 .withExtendedResourceName("example.com/c"));
     Node n =
-        node(Map.of("example.com/a", "1", "example.com/b", "1", "example.com/c", "1"), Map.of());
+        node(
+            Map.of("example.com/a", "1", "example.com/b", "1", "example.com/c", "1"),
+            Map.of("example.com/a", "1", "example.com/b", "1", "example.com/c", "1"));
     var e = eval(List.of(failing, unknownKind, unknownButOther), Optional.of(n));
     assertThat(e.conflicts()).extracting(Conflict::resourceName).containsExactly("example.com/b");
     assertThat(e.problems())

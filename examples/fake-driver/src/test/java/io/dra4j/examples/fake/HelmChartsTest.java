@@ -26,7 +26,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Both examples' Helm charts, through the real helm (built from its Go module by {@code
+ * The examples' Helm charts, through the real helm (built from its Go module by {@code
  * .ci/install-helm.sh}): lint, the values schema, {@code deploy/} as the default rendering, and
  * every rendered object against the official OpenAPI documents of Kubernetes v1.37.2 (from the
  * k8s.io/kubernetes module, {@code .ci/kube-openapi.sh}). The ServiceMonitor is a CRD those
@@ -50,7 +50,7 @@ class HelmChartsTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"fake-driver", "nvidia-driver"})
+  @ValueSource(strings = {"fake-driver", "nvidia-driver", "hostdev-driver"})
   void lintsCleanWithDefaultAndFullValues(String example) throws Exception {
     PeerTools.Output plain = helm("lint", "--strict", chart(example).toString());
     assertThat(plain.exitCode()).as(plain.stdout() + plain.stderr()).isZero();
@@ -60,7 +60,7 @@ class HelmChartsTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"fake-driver", "nvidia-driver"})
+  @ValueSource(strings = {"fake-driver", "nvidia-driver", "hostdev-driver"})
   void deployFolderIsTheChartsDefaultRendering(String example, @TempDir Path out) throws Exception {
     String name = chartName(example);
     PeerTools.Output run =
@@ -94,7 +94,14 @@ class HelmChartsTest {
   }
 
   @ParameterizedTest
-  @CsvSource({"fake-driver,false", "fake-driver,true", "nvidia-driver,false", "nvidia-driver,true"})
+  @CsvSource({
+    "fake-driver,false",
+    "fake-driver,true",
+    "nvidia-driver,false",
+    "nvidia-driver,true",
+    "hostdev-driver,false",
+    "hostdev-driver,true"
+  })
   void everyRenderedObjectIsValidForKubernetes137(String example, boolean full) throws Exception {
     List<JsonNode> objects =
         objects(render(example, full ? Optional.of(fullValues(example)) : Optional.empty()));
@@ -168,6 +175,31 @@ class HelmChartsTest {
     assertThat(all(defaults, "Service")).isEmpty();
     assertThat(only(defaults, "DeviceClass").at("/spec/extendedResourceName").asText())
         .isEqualTo("example.com/gpu");
+  }
+
+  @Test
+  void theHostDeviceChartMakesAClassPerDeviceAndOneConfigurationForTheDriverAndThePlugin()
+      throws Exception {
+    List<JsonNode> objects =
+        objects(render("hostdev-driver", Optional.of(fullValues("hostdev-driver"))));
+    assertThat(all(objects, "DeviceClass"))
+        .extracting(
+            c -> c.path("metadata").path("name").asText(),
+            c -> c.at("/spec/extendedResourceName").asText())
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple("fuse.hostdev.acme.example", "acme.example/fuse"),
+            org.assertj.core.groups.Tuple.tuple(
+                "serial.hostdev.acme.example", "acme.example/serial"),
+            org.assertj.core.groups.Tuple.tuple(
+                "ch340.hostdev.acme.example", "acme.example/ch340"));
+    // generic-device-plugin's config file format: its domain and devices list.
+    JsonNode config = YAML.readTree(only(objects, "ConfigMap").at("/data/config.yaml").asText());
+    assertThat(config.path("domain").asText()).isEqualTo("acme.example");
+    assertThat(config.path("devices")).hasSize(3);
+    assertThat(config.at("/devices/2/groups/0/usb/0/product").asText()).isEqualTo("7523");
+    JsonNode pod = only(objects, "DaemonSet").at("/spec/template/spec");
+    assertThat(pod.toString())
+        .contains("--device-config=/etc/hostdev/config.yaml", "--dev-root=/host-dev");
   }
 
   @ParameterizedTest
