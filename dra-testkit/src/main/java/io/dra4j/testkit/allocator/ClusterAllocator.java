@@ -73,6 +73,9 @@ public final class ClusterAllocator {
   private final Allocator allocator;
   private final Clock clock;
 
+  /** The scheduler's extended resource names, kept across calls as kube-scheduler keeps them. */
+  private final ExtendedResourceCache classCache = new ExtendedResourceCache();
+
   /** An allocator with default settings and the system clock. */
   public ClusterAllocator(KubeClient client) {
     this(client, new Allocator(), Clock.systemUTC());
@@ -194,8 +197,11 @@ public final class ClusterAllocator {
    *
    * <p>Nothing is written unless every claim can be allocated. Extended resources the node offers
    * through a device plugin (non-zero {@code status.allocatable} on its Node object) are left to
-   * the device plugin. A pod that already has its extended-resource claim (created earlier) keeps
-   * it.
+   * the device plugin (how many of them other pods use is not counted). A name that neither a
+   * DeviceClass maps (in the scheduler's own cache of names, kept across calls: {@link
+   * ExtendedResourceCache}) nor the node makes allocatable fails the pod with {@code Insufficient
+   * <name>}, as the scheduler's NodeResourcesFit says. A pod that already has its extended-resource
+   * claim (created earlier) keeps it.
    *
    * @throws KubeException when the API server fails, or conflicts persist
    */
@@ -261,7 +267,7 @@ public final class ClusterAllocator {
     }
 
     // 2. DRA-backed extended resources.
-    ExtendedResourceMapping mapping = ExtendedResourceMapping.of(snapshot.classes);
+    ExtendedResourceMapping mapping = ExtendedResourceMapping.of(snapshot.classes, classCache);
     Set<String> devicePlugin = new TreeSet<>();
     snapshot
         .node
@@ -273,6 +279,10 @@ public final class ClusterAllocator {
                 devicePlugin.add(resource);
               }
             });
+    Optional<String> unfit = mapping.unservedName(pod, devicePlugin);
+    if (unfit.isPresent()) {
+      return failed(pod, nodeName, "Insufficient " + unfit.get(), steps);
+    }
     Optional<ExtendedResourceClaim> wanted = mapping.claimFor(pod, devicePlugin);
     Optional<ResourceClaim> existing = extendedResourceClaimOf(pod, snapshot.claims);
     Planned extended = null;

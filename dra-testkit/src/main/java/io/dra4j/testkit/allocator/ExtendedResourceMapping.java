@@ -39,7 +39,10 @@ import java.util.TreeSet;
  *       request a longer one;
  *   <li>several classes with the same explicit name: the one created last wins ({@code
  *       metadata.creationTimestamp}); equal times go to the lexicographically first class name. A
- *       missing or unreadable creation time counts as earliest.
+ *       missing or unreadable creation time counts as earliest. The scheduler decides that one
+ *       DeviceClass event at a time ({@link ExtendedResourceCache}): a class that loses gets no
+ *       implicit name, and deleting either class unmaps the name; {@link ClusterAllocator} keeps
+ *       such a cache across its calls, {@link #of} is a scheduler that has just started.
  * </ul>
  *
  * <p>The name rules and the order are the runtime's ({@link ExtendedResourceNames}), the same the
@@ -61,18 +64,22 @@ public final class ExtendedResourceMapping {
     this.notes = notes;
   }
 
-  /** The mapping these classes define. */
+  /**
+   * The mapping these classes define for a scheduler that has just started: it lists them and adds
+   * one after the other, in name order.
+   */
   public static ExtendedResourceMapping of(Collection<DeviceClass> classes) {
-    Map<String, DeviceClass> mapping = new TreeMap<>();
+    return of(classes, new ExtendedResourceCache());
+  }
+
+  /** The mapping {@code cache} holds once it has seen what changed since its last call. */
+  static ExtendedResourceMapping of(Collection<DeviceClass> classes, ExtendedResourceCache cache) {
     List<String> notes = new ArrayList<>();
     Map<String, List<DeviceClass>> explicit = new TreeMap<>();
     for (DeviceClass c : classes) {
       Objects.requireNonNull(c, "device class");
       String className = c.metadata().name();
-      Optional<String> implicit = implicitName(className);
-      if (implicit.isPresent()) {
-        mapping.put(implicit.get(), c);
-      } else {
+      if (implicitName(className).isEmpty()) {
         notes.add(
             "device class \""
                 + className
@@ -95,11 +102,11 @@ public final class ExtendedResourceMapping {
         }
       }
     }
+    Map<String, DeviceClass> mapping = cache.sync(classes);
     for (Map.Entry<String, List<DeviceClass>> e : explicit.entrySet()) {
       List<DeviceClass> candidates = new ArrayList<>(e.getValue());
       candidates.sort(ExtendedResourceNames.SCHEDULER_ORDER);
       DeviceClass winner = candidates.get(0);
-      mapping.put(e.getKey(), winner);
       for (DeviceClass loser : candidates.subList(1, candidates.size())) {
         notes.add(
             "extended resource \""
@@ -110,8 +117,43 @@ public final class ExtendedResourceMapping {
                 + loser.metadata().name()
                 + "\" (created later, or same time and name first)");
       }
+      DeviceClass holder = mapping.get(e.getKey());
+      if (holder == null) {
+        notes.add(
+            "extended resource \""
+                + e.getKey()
+                + "\" is not mapped, though device class \""
+                + winner.metadata().name()
+                + "\" carries it: a class that carried it too was deleted or renamed, which"
+                + " removes the name from the scheduler's cache; update \""
+                + winner.metadata().name()
+                + "\" to map it again");
+      } else if (!holder.metadata().name().equals(winner.metadata().name())) {
+        notes.add(
+            "extended resource \""
+                + e.getKey()
+                + "\" is mapped to device class \""
+                + holder.metadata().name()
+                + "\", the last one updated while the name was unmapped, not to \""
+                + winner.metadata().name()
+                + "\"");
+      }
     }
-    return new ExtendedResourceMapping(Collections.unmodifiableMap(mapping), List.copyOf(notes));
+    for (DeviceClass c : classes) {
+      implicitName(c.metadata().name())
+          .filter(n -> !mapping.containsKey(n))
+          .ifPresent(
+              n ->
+                  notes.add(
+                      "device class \""
+                          + c.metadata().name()
+                          + "\": its implicit name "
+                          + n
+                          + " is not mapped: the class lost its extendedResourceName to another"
+                          + " class when the scheduler saw it"));
+    }
+    return new ExtendedResourceMapping(
+        Collections.unmodifiableMap(new TreeMap<>(mapping)), List.copyOf(notes));
   }
 
   /** {@code deviceclass.resource.kubernetes.io/<class>} when a pod can request that name. */
@@ -145,6 +187,35 @@ public final class ExtendedResourceMapping {
   /** Names that are ignored and duplicate explicit names that lost, for humans. */
   public List<String> notes() {
     return notes;
+  }
+
+  /**
+   * A name the pod requests (domain-prefixed, non-zero, in any container) that no DeviceClass maps
+   * and the node does not make allocatable: the scheduler's NodeResourcesFit finds it {@code
+   * Insufficient} ({@code pkg/scheduler/framework/plugins/noderesources/fit.go:765-795} at v1.37.2:
+   * a name is left to DRA only when the node's allocatable is 0 and a class maps it, 273-291).
+   *
+   * @param devicePluginResources resource names the node makes allocatable (non-zero)
+   */
+  public Optional<String> unservedName(Pod pod, Set<String> devicePluginResources) {
+    List<Pod.Container> containers = new ArrayList<>(pod.spec().initContainers());
+    containers.addAll(pod.spec().containers());
+    TreeSet<String> unserved = new TreeSet<>();
+    for (Pod.Container c : containers) {
+      for (Map<String, Quantity> amounts :
+          List.of(c.resources().requests(), c.resources().limits())) {
+        amounts.forEach(
+            (name, q) -> {
+              if (name.contains("/")
+                  && q.signum() > 0
+                  && !byName.containsKey(name)
+                  && !devicePluginResources.contains(name)) {
+                unserved.add(name);
+              }
+            });
+      }
+    }
+    return unserved.stream().findFirst();
   }
 
   /** {@link #claimFor(Pod, Set)} when no extended resource comes from a device plugin. */

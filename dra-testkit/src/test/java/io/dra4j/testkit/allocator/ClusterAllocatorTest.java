@@ -19,6 +19,7 @@ import io.dra4j.kube.KubeException;
 import io.dra4j.kube.Node;
 import io.dra4j.kube.ObjectMeta;
 import io.dra4j.kube.Pod;
+import io.dra4j.kube.Preconditions;
 import io.dra4j.kube.ResourceClaim;
 import io.dra4j.kube.ResourceClaimConsumerReference;
 import io.dra4j.kube.ResourceSlice;
@@ -209,6 +210,82 @@ class ClusterAllocatorTest {
     assertThat(server.objects(ResourceClaim.TYPE)).isEmpty();
     assertThat(server.object(Pod.TYPE, "default", "legacy").orElseThrow().spec().nodeName())
         .isEqualTo(NODE);
+  }
+
+  /**
+   * {@code
+   * MigrationIT.aDuplicateNameOnEqualCreationTimesGoesToTheFirstNameAndDeletingTheOtherUnmapsIt} on
+   * the real scheduler, step by step, with the same outcomes: the tie goes to the first name, the
+   * class that lost has no implicit name, deleting it unmaps the name, updating the winner maps it
+   * again.
+   */
+  @Test
+  void aDuplicateNameIsDecidedOneDeviceClassEventAtATimeAsByTheScheduler() throws Exception {
+    // The scheduler runs before the classes come, and sees them come one after the other.
+    createPod("before", Map.of("cpu", Quantity.of(1)), List.of());
+    assertThat(cluster.schedulePod("default", "before", NODE).scheduled()).isTrue();
+    List<DeviceClass> tie = List.of();
+    for (int attempt = 0; attempt < 5; attempt++) {
+      for (DeviceClass c : tie) {
+        client.delete(DeviceClass.TYPE, "", c.metadata().name(), Preconditions.NONE);
+      }
+      Thread.sleep(1000 - Instant.now().toEpochMilli() % 1000 + 20); // at the start of a second
+      tie =
+          List.of(
+              client.create(DeviceClass.TYPE, tieClass("a-tie")),
+              client.create(DeviceClass.TYPE, tieClass("b-tie")));
+      if (tie.get(0)
+          .metadata()
+          .creationTimestamp()
+          .equals(tie.get(1).metadata().creationTimestamp())) {
+        break;
+      }
+    }
+    assertThat(tie.get(0).metadata().creationTimestamp())
+        .as("both created in one second")
+        .isEqualTo(tie.get(1).metadata().creationTimestamp());
+
+    createPod("tie-1", Map.of("example.com/tie", Quantity.of(1)), List.of());
+    PodDecision tie1 = cluster.schedulePod("default", "tie-1", NODE);
+    assertThat(tie1.scheduled()).as(tie1.reason()).isTrue();
+    assertThat(
+            tie1.extendedResourceClaim()
+                .orElseThrow()
+                .spec()
+                .devices()
+                .requests()
+                .get(0)
+                .exactly()
+                .orElseThrow()
+                .deviceClassName())
+        .isEqualTo("a-tie");
+    // b-tie lost the name when the scheduler saw it, and with it its implicit name.
+    String implicitB = "deviceclass.resource.kubernetes.io/b-tie";
+    createPod("implicit-b", Map.of(implicitB, Quantity.of(1)), List.of());
+    assertThat(cluster.schedulePod("default", "implicit-b", NODE).reason())
+        .isEqualTo("Insufficient " + implicitB);
+
+    client.delete(DeviceClass.TYPE, "", "b-tie", Preconditions.NONE);
+    createPod("tie-2", Map.of("example.com/tie", Quantity.of(1)), List.of());
+    PodDecision tie2 = cluster.schedulePod("default", "tie-2", NODE);
+    assertThat(tie2.scheduled()).isFalse();
+    assertThat(tie2.reason()).isEqualTo("Insufficient example.com/tie");
+    assertThat(server.object(Pod.TYPE, "default", "tie-2").orElseThrow().spec().nodeName())
+        .isEmpty();
+
+    DeviceClass a = client.get(DeviceClass.TYPE, "", "a-tie");
+    client.update(
+        DeviceClass.TYPE,
+        DeviceClass.of(a.metadata().withLabels(Map.of("dra4j.io/touched", "true")), a.spec()));
+    PodDecision again = cluster.schedulePod("default", "tie-2", NODE);
+    assertThat(again.scheduled()).as(again.reason()).isTrue();
+  }
+
+  private static DeviceClass tieClass(String name) {
+    return DeviceClass.of(
+        ObjectMeta.named("", name),
+        DeviceClass.Spec.of(List.of(DeviceSelector.cel("device.driver == 'gpu.example.com'")))
+            .withExtendedResourceName("example.com/tie"));
   }
 
   @Test
