@@ -235,14 +235,8 @@ final class Cluster {
         });
   }
 
-  /** Whether a node advertises the name (a device plugin): non-zero capacity or allocatable. */
-  static boolean advertises(Node node, String name) {
-    return nonZero(node.status().capacity().get(name))
-        || nonZero(node.status().allocatable().get(name));
-  }
-
-  static boolean nonZero(Quantity q) {
-    return q != null && q.signum() != 0;
+  static boolean positive(Quantity q) {
+    return q != null && q.signum() > 0;
   }
 
   /** {@code status.nodeInfo.kubeletVersion}, when the node reports one. */

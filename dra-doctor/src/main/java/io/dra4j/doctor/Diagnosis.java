@@ -35,6 +35,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The migration checklist as a pure function of a {@link ClusterSnapshot}: sections 1 to 4
@@ -256,11 +258,14 @@ final class Diagnosis {
         if (!inScope(nodeName)) {
           continue;
         }
-        if (s.servedBy().equals("none") && s.podsOnNode() == 0 && scope.isEmpty()) {
+        if (s.servedBy().equals("none")
+            && s.phase().equals(SupplyPhase.DRA.json)
+            && s.podsOnNode() == 0
+            && scope.isEmpty()) {
           continue; // a node that has nothing to do with this name
         }
         out.add(s);
-        judgeSupply(node, s);
+        judgeSupply(s);
       }
     }
     if (scope.isEmpty()) {
@@ -288,16 +293,20 @@ final class Diagnosis {
   }
 
   private Supply supplyOf(Node node, String name, List<PublishedDevice> devicesHere) {
-    Quantity cap = node.status().capacity().get(name);
-    Quantity alloc = node.status().allocatable().get(name);
-    boolean plugin = Cluster.advertises(node, name);
+    Optional<Quantity> cap = Optional.ofNullable(node.status().capacity().get(name));
+    Optional<Quantity> alloc = Optional.ofNullable(node.status().allocatable().get(name));
     Optional<DeviceClass> c = Optional.ofNullable(cluster.mapping.effective().get(name));
     List<PublishedDevice> selected = c.map(dc -> selected(dc, devicesHere)).orElse(List.of());
     int untainted = (int) selected.stream().filter(PublishedDevice::untainted).count();
+    // Who serves the name is read as the scheduler reads it (the guard's phase): the device plugin
+    // while allocatable is above 0, whatever capacity says.
+    SupplyPhase phase = SupplyPhase.of(GuardEvaluator.phase(cap, alloc), untainted);
     String servedBy =
-        plugin && !selected.isEmpty()
-            ? "both"
-            : plugin ? "device-plugin" : !selected.isEmpty() ? "dra" : "none";
+        switch (phase) {
+          case CONFLICT -> "both";
+          case DEVICE_PLUGIN -> "device-plugin";
+          default -> selected.isEmpty() ? "none" : "dra";
+        };
     String nodeName = node.metadata().name();
     int pods =
         (int)
@@ -309,8 +318,9 @@ final class Diagnosis {
         nodeName,
         name,
         servedBy,
-        Optional.ofNullable(cap).map(Quantity::toString),
-        Optional.ofNullable(alloc).map(Quantity::toString),
+        phase.json,
+        cap.map(Quantity::toString),
+        alloc.map(Quantity::toString),
         c.map(dc -> dc.metadata().name()),
         selected.stream().map(PublishedDevice::driver).distinct().sorted().toList(),
         selected.size(),
@@ -340,104 +350,117 @@ final class Diagnosis {
     return out;
   }
 
-  private void judgeSupply(Node node, Supply s) {
+  private void judgeSupply(Supply s) {
     String nodeName = s.node();
     String name = s.resource();
-    switch (s.servedBy()) {
-      case "both":
-        {
-          boolean leftover =
-              !Cluster.nonZero(node.status().allocatable().get(name))
-                  && Cluster.nonZero(node.status().capacity().get(name));
-          String plugin =
-              "capacity "
-                  + s.capacity().orElse("absent")
-                  + ", allocatable "
-                  + s.allocatable().orElse("absent");
-          String dra =
-              "DeviceClass "
-                  + s.deviceClass().orElseThrow()
-                  + " maps it to "
-                  + s.draDevices()
-                  + " DRA device(s) of "
-                  + String.join(", ", s.drivers())
-                  + " here";
-          findings.add(
-              Finding.of(Severity.ERROR, "supply.conflict")
-                  .node(nodeName)
-                  .resource(name)
-                  .message(
-                      leftover
-                          ? "node "
-                              + nodeName
-                              + " still reports "
-                              + name
-                              + " ("
-                              + plugin
-                              + ") although its device plugin no longer offers it, and "
-                              + dra
-                              + ": the capacity never fell to zero, so the device plugin was not"
-                              + " removed cleanly; remove its registration (or restart the kubelet)"
-                              + " until capacity shows 0"
-                          : "node "
-                              + nodeName
-                              + " serves "
-                              + name
-                              + " both ways: a device plugin advertises it ("
-                              + plugin
-                              + ") and "
-                              + dra
-                              + "; one name must never come from both on one node: remove the"
-                              + " device plugin from this node (capacity must fall to 0), or keep"
-                              + " the DRA driver off it"));
-          break;
-        }
-      case "none":
-        if (s.podsOnNode() > 0) {
-          String why =
-              s.deviceClass().isEmpty()
-                  ? "no DeviceClass maps it"
-                  : "DeviceClass "
-                      + s.deviceClass().get()
-                      + " maps it, but selects no device published for this node";
-          findings.add(
-              Finding.of(Severity.WARNING, "supply.unserved")
-                  .node(nodeName)
-                  .resource(name)
-                  .message(
-                      s.podsOnNode()
-                          + " pod(s) on node "
-                          + nodeName
-                          + " request "
-                          + name
-                          + ", but neither a device plugin (capacity 0 or absent) nor DRA serves it"
-                          + " here ("
-                          + why
-                          + "): new pods asking for it cannot land on this node; finish the"
-                          + " migration step (start the DRA driver, or bring the device plugin"
-                          + " back)"));
-        }
+    String status =
+        "capacity "
+            + s.capacity().orElse("absent")
+            + ", allocatable "
+            + s.allocatable().orElse("absent");
+    String dra =
+        s.deviceClass()
+            .map(
+                dc ->
+                    "DeviceClass "
+                        + dc
+                        + " maps it to "
+                        + s.draDevices()
+                        + " DRA device(s) of "
+                        + String.join(", ", s.drivers())
+                        + " here")
+            .orElse("");
+    switch (SupplyPhase.fromJson(s.phase())) {
+      case CONFLICT:
+        findings.add(
+            Finding.of(Severity.ERROR, "supply.conflict")
+                .node(nodeName)
+                .resource(name)
+                .message(
+                    "node "
+                        + nodeName
+                        + " serves "
+                        + name
+                        + " both ways: a device plugin makes it allocatable ("
+                        + status
+                        + "), so the scheduler sends pods asking for it to the device plugin, and "
+                        + dra
+                        + ", "
+                        + s.untaintedDraDevices()
+                        + " of them untainted; one name must never come from both on one node:"
+                        + " remove the device plugin from this node (allocatable must fall to 0),"
+                        + " or keep the DRA driver off it (its guard's wait policy publishes"
+                        + " nothing while allocatable is above 0)"));
         break;
-      case "dra":
-        if (s.untaintedDraDevices() == 0) {
-          findings.add(
-              Finding.of(Severity.WARNING, "supply.all-devices-tainted")
-                  .node(nodeName)
-                  .resource(name)
-                  .message(
-                      "all "
-                          + s.draDevices()
-                          + " device(s) that serve "
-                          + name
-                          + " on node "
-                          + nodeName
-                          + " are tainted NoSchedule or NoExecute, and the claim the scheduler"
-                          + " creates for an extended resource tolerates no taint: pods asking for"
-                          + " it cannot land here until the taints are lifted"));
-        }
+      case PLUGIN_STOPPED:
+        findings.add(
+            Finding.of(Severity.INFO, "supply.plugin-stopped")
+                .node(nodeName)
+                .resource(name)
+                .message(
+                    "node "
+                        + nodeName
+                        + " still counts "
+                        + name
+                        + " of a device plugin ("
+                        + status
+                        + "): the plugin stopped less than 5 minutes ago (the kubelet keeps its"
+                        + " capacity for that long, then 0), or it runs with all its devices"
+                        + " unhealthy; "
+                        + (s.deviceClass().isEmpty()
+                            ? "no DeviceClass maps the name, so nothing serves it here"
+                            : "the scheduler already sends pods asking for it to DRA here"
+                                + (s.draDevices() > 0
+                                    ? " (" + dra + ")"
+                                    : ", but DeviceClass "
+                                        + s.deviceClass().get()
+                                        + " selects no device published for this node yet"))
+                        + "; should the plugin's devices be allocatable again, the node serves the"
+                        + " name both ways (a guard with the wait policy then withdraws its"
+                        + " devices)"));
         break;
       default:
         break;
+    }
+    if (s.servedBy().equals("none") && s.podsOnNode() > 0) {
+      String why =
+          s.deviceClass().isEmpty()
+              ? "no DeviceClass maps it"
+              : "DeviceClass "
+                  + s.deviceClass().get()
+                  + " maps it, but selects no device published for this node";
+      findings.add(
+          Finding.of(Severity.WARNING, "supply.unserved")
+              .node(nodeName)
+              .resource(name)
+              .message(
+                  s.podsOnNode()
+                      + " pod(s) on node "
+                      + nodeName
+                      + " request "
+                      + name
+                      + ", but neither a device plugin (allocatable 0 or absent) nor DRA serves it"
+                      + " here ("
+                      + why
+                      + "): new pods asking for it cannot land on this node; finish the"
+                      + " migration step (start the DRA driver, or bring the device plugin"
+                      + " back)"));
+    }
+    if (s.servedBy().equals("dra") && s.untaintedDraDevices() == 0) {
+      findings.add(
+          Finding.of(Severity.WARNING, "supply.all-devices-tainted")
+              .node(nodeName)
+              .resource(name)
+              .message(
+                  "all "
+                      + s.draDevices()
+                      + " device(s) that serve "
+                      + name
+                      + " on node "
+                      + nodeName
+                      + " are tainted NoSchedule or NoExecute, and the claim the scheduler"
+                      + " creates for an extended resource tolerates no taint: pods asking for"
+                      + " it cannot land here until the taints are lifted"));
     }
   }
 
@@ -488,9 +511,24 @@ final class Diagnosis {
                               + " (the newest; equal creation times go to the first name) and"
                               + " ignores "
                               + String.join(", ", losers)
-                              + ": a newer class silently took the name over; delete the one you"
-                              + " do not mean, or give it another name"));
+                              + " (a newer class silently takes a name over). Mind how you undo"
+                              + " this: the scheduler keeps its names from DeviceClass events, so"
+                              + " deleting any of these classes, or changing its"
+                              + " extendedResourceName, removes "
+                              + name
+                              + " from the running scheduler even while "
+                              + winner
+                              + " still carries it, and pods asking for it stay Pending"
+                              + " (\"Insufficient "
+                              + name
+                              + "\") until a class carrying it is updated (a label will do) or"
+                              + " the scheduler restarts; a class that lost the name when the"
+                              + " scheduler saw it has no deviceclass.resource.kubernetes.io/ name"
+                              + " there either. Delete or rename the ones you do not mean, then"
+                              + " update "
+                              + winner));
             });
+    judgeSchedulerMapping();
     List<UnusableName> unusable = new ArrayList<>();
     for (DeviceClass c : m.unusableImplicit()) {
       String cn = c.metadata().name();
@@ -541,6 +579,129 @@ final class Diagnosis {
     }
     judgeClassAge(demand);
     return new Mapping(names, unusable, invalid);
+  }
+
+  /**
+   * Pending pods that the scheduler refused with {@code Insufficient <name>} on more nodes than
+   * make the name allocatable, for a name a DeviceClass maps: the scheduler had no class for the
+   * name.
+   *
+   * <p>kube-scheduler leaves a name to DRA when the node's allocatable for it is 0 and its own
+   * cache maps the name to a class ({@code noderesources/fit.go:273-291}); otherwise
+   * NodeResourcesFit reports {@code Insufficient <name>} for a node that does not make it
+   * allocatable (765-795), one count per node in the pod's condition ({@code
+   * framework/types.go:1469-1520} FitError). That cache ({@code
+   * k8s.io/dynamic-resource-allocation@v0.37.2
+   * deviceclass/extendedresourcecache/extendedresourcecache.go}) changes one DeviceClass event at a
+   * time: a deleted class removes its explicit name whichever class holds it (229-241), an update
+   * removes its old name the same way (189-195), and nothing puts the name back until a class
+   * carrying it is added or updated.
+   */
+  private void judgeSchedulerMapping() {
+    Map<String, List<String>> refused = new TreeMap<>();
+    for (Pod p : cluster.livePods) {
+      if (!p.spec().nodeName().isEmpty()) {
+        continue;
+      }
+      String why = unschedulableMessage(p);
+      // The preemption part repeats the node count with its own reasons.
+      int preemption = why.indexOf(" preemption:");
+      String filters = preemption < 0 ? why : why.substring(0, preemption);
+      for (String name : Cluster.requestedNames(p)) {
+        if (!cluster.mapping.effective().containsKey(name)) {
+          continue;
+        }
+        Matcher m =
+            Pattern.compile("(\\d+) Insufficient " + Pattern.quote(name) + "[,.]").matcher(filters);
+        long allocatable =
+            cluster.nodes.values().stream()
+                .filter(n -> Cluster.positive(n.status().allocatable().get(name)))
+                .count();
+        if (m.find() && Long.parseLong(m.group(1)) > allocatable) {
+          refused.computeIfAbsent(name, k -> new ArrayList<>()).add(Cluster.podKey(p));
+        }
+      }
+    }
+    refused.forEach(
+        (name, pods) -> {
+          String cn = className(name);
+          String update =
+              "(a label will do: kubectl label deviceclass %s dra4j.io/touched=$(date +%%s)"
+                  + " --overwrite)";
+          // An implicit name of a class that lost its explicit name to another.
+          Optional<Map.Entry<String, List<DeviceClass>>> lost =
+              cluster.mapping.duplicates().entrySet().stream()
+                  .filter(e -> Cluster.isImplicit(name))
+                  .filter(
+                      e ->
+                          e.getValue().stream()
+                              .skip(1)
+                              .anyMatch(c -> c.metadata().name().equals(cn)))
+                  .findFirst();
+          String advice =
+              lost.map(
+                      e -> {
+                        String winner = e.getValue().get(0).metadata().name();
+                        return "DeviceClass "
+                            + cn
+                            + " also carries extendedResourceName "
+                            + e.getKey()
+                            + ", which "
+                            + winner
+                            + " holds, and a class that loses its extendedResourceName when the"
+                            + " scheduler sees it gets no implicit name there either. Ask for "
+                            + e.getKey()
+                            + " instead, or remove extendedResourceName from "
+                            + cn
+                            + " and then update DeviceClass "
+                            + winner
+                            + " "
+                            + update.formatted(winner);
+                      })
+                  .orElse(
+                      "The scheduler keeps its names from DeviceClass events: deleting a class"
+                          + " that carried the name too (or changing its extendedResourceName)"
+                          + " removes it even while another class carries it. Update DeviceClass "
+                          + cn
+                          + " "
+                          + update.formatted(cn)
+                          + " or restart the scheduler; the pods are retried then");
+          findings.add(
+              Finding.of(Severity.WARNING, "mapping.scheduler-unmapped")
+                  .resource(name)
+                  .object("DeviceClass " + cn)
+                  .message(
+                      pods.size()
+                          + " pending pod(s) asking for "
+                          + name
+                          + " ("
+                          + String.join(", ", pods.subList(0, Math.min(5, pods.size())))
+                          + (pods.size() > 5 ? " …" : "")
+                          + ") were refused with \"Insufficient "
+                          + name
+                          + "\" by nodes that do not make it allocatable: when the scheduler"
+                          + " last tried, it mapped "
+                          + name
+                          + " to no DeviceClass, though DeviceClass "
+                          + cn
+                          + " maps it as the classes stand now. "
+                          + advice));
+        });
+  }
+
+  /** The message of a pod's {@code PodScheduled=False} condition, or empty. */
+  private static String unschedulableMessage(Pod p) {
+    if (p.status().unknownFields().get("conditions") instanceof List<?> conditions) {
+      for (Object o : conditions) {
+        if (o instanceof Map<?, ?> c
+            && "PodScheduled".equals(c.get("type"))
+            && "False".equals(c.get("status"))
+            && c.get("message") instanceof String message) {
+          return message;
+        }
+      }
+    }
+    return "";
   }
 
   private void judgeSelectors(DeviceClass c) {

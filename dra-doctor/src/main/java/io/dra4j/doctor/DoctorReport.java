@@ -72,7 +72,13 @@ record DoctorReport(
   /**
    * @param node the node
    * @param resource the extended resource name
-   * @param servedBy {@code dra}, {@code device-plugin}, {@code both} (an error) or {@code none}
+   * @param servedBy {@code dra}, {@code device-plugin}, {@code both} (an error) or {@code none}, as
+   *     the scheduler decides: the device plugin while allocatable is above 0
+   * @param phase the name's phase on this node: {@code device-plugin} (plugin serving), {@code
+   *     conflict} (plugin serving while untainted DRA devices for the name are published here),
+   *     {@code plugin-stopped} (capacity above 0, allocatable 0: the plugin stopped less than 5
+   *     minutes ago, or runs with all its devices unhealthy; the scheduler already uses DRA) or
+   *     {@code dra} (capacity and allocatable 0 or absent: migrated); the guard's phase otherwise
    * @param capacity {@code status.capacity} for the name, when present
    * @param allocatable {@code status.allocatable} for the name, when present
    * @param deviceClass the DeviceClass the scheduler maps the name to
@@ -86,6 +92,7 @@ record DoctorReport(
       String node,
       String resource,
       String servedBy,
+      String phase,
       Optional<String> capacity,
       Optional<String> allocatable,
       Optional<String> deviceClass,

@@ -75,6 +75,7 @@ final class TableWriter {
             "NODE",
             "RESOURCE",
             "SERVED BY",
+            "PHASE",
             "CAPACITY",
             "ALLOCATABLE",
             "DEVICECLASS",
@@ -85,6 +86,7 @@ final class TableWriter {
           s.node(),
           s.resource(),
           servedBy(s.servedBy()),
+          phase(s),
           s.capacity().orElse("-"),
           s.allocatable().orElse("-"),
           s.deviceClass().orElse("-"),
@@ -286,6 +288,12 @@ final class TableWriter {
       default:
         return paint("none", YELLOW);
     }
+  }
+
+  private String phase(Supply s) {
+    SupplyPhase p = SupplyPhase.fromJson(s.phase());
+    String words = p.words(s.deviceClass().isPresent(), s.draDevices());
+    return p == SupplyPhase.CONFLICT ? paint(words, RED) : words;
   }
 
   private String severity(Severity s) {

@@ -10,6 +10,7 @@ import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.dialect.Dialects;
 import io.dra4j.kube.DeviceClass;
 import io.dra4j.kube.DeviceTaintRule;
+import io.dra4j.kube.HttpKubeClient;
 import io.dra4j.kube.KubeJson;
 import io.dra4j.kube.Node;
 import io.dra4j.kube.Pod;
@@ -17,12 +18,14 @@ import io.dra4j.kube.ResourceClaim;
 import io.dra4j.kube.ResourceSlice;
 import io.dra4j.kube.ResourceType;
 import io.dra4j.testkit.apiserver.FakeApiServer;
+import io.dra4j.testkit.kubelet.DeviceManager;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -237,6 +240,7 @@ class DoctorTest {
     assertThat(r.report().path("verdict").asText()).isEqualTo("ok");
     JsonNode s = r.supply(NODE, GPU);
     assertThat(s.path("servedBy").asText()).isEqualTo("dra");
+    assertThat(s.path("phase").asText()).isEqualTo("dra");
     assertThat(s.path("deviceClass").asText()).isEqualTo("gpu.example.com");
     assertThat(s.path("draDevices").asInt()).isEqualTo(2);
     assertThat(s.path("untaintedDraDevices").asInt()).isEqualTo(2);
@@ -263,6 +267,7 @@ class DoctorTest {
     Run r = doctor();
     assertThat(r.exit()).isEqualTo(2);
     assertThat(r.supply(NODE, GPU).path("servedBy").asText()).isEqualTo("both");
+    assertThat(r.supply(NODE, GPU).path("phase").asText()).isEqualTo("conflict");
     assertThat(r.findings("supply.conflict"))
         .singleElement()
         .satisfies(
@@ -275,15 +280,111 @@ class DoctorTest {
     assertThat(r.text()).contains("BOTH (conflict)");
   }
 
+  /**
+   * A node through every phase of its migration, its Node status written by the test kit's model of
+   * the kubelet's device manager (allocatable 0 at a plugin's stop, capacity kept for the grace
+   * period), the DRA driver's slice published beside it.
+   */
   @Test
-  void aCapacityThatNeverFellToZeroIsAnError() throws Exception {
+  void everyPhaseOfANodeAsTheKubeletsDeviceManagerWritesIt() throws Exception {
+    node(NODE, "");
+    gpuClass("gpu.example.com", "device.driver == '" + DRIVER + "'");
+    try (HttpKubeClient client = api.newClient();
+        DeviceManager kubelet = DeviceManager.start(client, NODE, Duration.ofMillis(500))) {
+      kubelet.register(GPU, 4);
+      Run serving = doctor("--node", NODE);
+      assertPhase(serving, "device-plugin", "device-plugin", "plugin serving");
+      assertThat(serving.exit()).isZero();
+
+      // The DRA driver's devices out while the plugin serves (a guard told to only warn).
+      slice(NODE, 2, "");
+      Run conflict = doctor("--node", NODE);
+      assertPhase(conflict, "conflict", "both", "CONFLICT: plugin and DRA");
+      assertThat(conflict.exit()).isEqualTo(2);
+      assertThat(conflict.findings("supply.conflict").get(0).path("message").asText())
+          .contains("capacity 4, allocatable 4", "2 of them untainted");
+
+      // A running plugin with every device unhealthy: allocatable 0, and the scheduler uses DRA.
+      kubelet.health(GPU, 0);
+      Run unhealthy = doctor("--node", NODE);
+      assertPhase(
+          unhealthy,
+          "plugin-stopped",
+          "dra",
+          "plugin stopped < 5 min ago or unhealthy; scheduler uses DRA");
+      assertThat(unhealthy.exit()).isZero();
+      // Its devices healthy again: served both ways again.
+      kubelet.health(GPU, 4);
+      assertPhase(doctor("--node", NODE), "conflict", "both", "CONFLICT");
+
+      kubelet.stop(GPU);
+      Run stopped = doctor("--node", NODE);
+      assertPhase(stopped, "plugin-stopped", "dra", "scheduler uses DRA");
+      assertThat(stopped.supply(NODE, GPU).path("capacity").asText()).isEqualTo("4");
+      assertThat(stopped.supply(NODE, GPU).path("allocatable").asText()).isEqualTo("0");
+      assertThat(stopped.findings("supply.plugin-stopped"))
+          .singleElement()
+          .satisfies(
+              f -> {
+                assertThat(f.path("severity").asText()).isEqualTo("info");
+                assertThat(f.path("message").asText())
+                    .contains(
+                        "capacity 4, allocatable 0",
+                        "stopped less than 5 minutes ago",
+                        "all its devices unhealthy",
+                        "already sends pods asking for it to DRA here",
+                        "2 DRA device(s) of " + DRIVER);
+              });
+      assertThat(stopped.exit()).isZero();
+
+      // The grace period over, the kubelet writes 0 for good.
+      long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+      while (client.get(Node.TYPE, "", NODE).status().capacity().get(GPU).signum() != 0) {
+        assertThat(System.nanoTime()).as("capacity 0 after the grace period").isLessThan(deadline);
+        Thread.sleep(50);
+      }
+      Run migrated = doctor("--node", NODE);
+      assertPhase(migrated, "dra", "dra", "migrated");
+      assertThat(migrated.findings("supply.plugin-stopped")).isEmpty();
+      assertThat(migrated.exit()).isZero();
+    }
+  }
+
+  /** The supply row's phase and servedBy, and the phase's words in the table's row. */
+  static void assertPhase(Run r, String phase, String servedBy, String words) {
+    JsonNode s = r.supply(NODE, GPU);
+    assertThat(s.path("phase").asText()).as(r.text()).isEqualTo(phase);
+    assertThat(s.path("servedBy").asText()).isEqualTo(servedBy);
+    assertThat(r.text().lines().filter(l -> l.matches("  " + NODE + " +" + GPU + " .*")))
+        .as(r.text())
+        .singleElement()
+        .asString()
+        .contains(words);
+  }
+
+  @Test
+  void aStoppedPluginWithoutDraDevicesLeavesTheNameUnservedUntilTheDriverPublishes()
+      throws Exception {
     node(NODE, "  capacity: {" + GPU + ": 4}\n  allocatable: {" + GPU + ": 0}\n");
     gpuClass("gpu.example.com", "device.driver == '" + DRIVER + "'");
-    slice(NODE, 2, "");
     Run r = doctor();
-    assertThat(r.exit()).isEqualTo(2);
-    assertThat(r.findings("supply.conflict").get(0).path("message").asText())
-        .contains("never fell to zero");
+    assertThat(r.exit()).isZero();
+    assertThat(r.supply(NODE, GPU).path("phase").asText()).isEqualTo("plugin-stopped");
+    assertThat(r.supply(NODE, GPU).path("servedBy").asText()).isEqualTo("none");
+    assertThat(r.findings("supply.plugin-stopped").get(0).path("message").asText())
+        .contains("selects no device published for this node yet");
+  }
+
+  @Test
+  void taintedDraDevicesBesideAServingPluginAreNoConflict() throws Exception {
+    node(NODE, "  capacity: {" + GPU + ": 4}\n  allocatable: {" + GPU + ": 4}\n");
+    gpuClass("gpu.example.com", "device.driver == '" + DRIVER + "'");
+    slice(NODE, 2, "    taints: [{key: " + DRIVER + "/unhealthy, effect: NoSchedule}]\n");
+    Run r = doctor();
+    assertThat(r.supply(NODE, GPU).path("phase").asText()).isEqualTo("device-plugin");
+    assertThat(r.supply(NODE, GPU).path("servedBy").asText()).isEqualTo("device-plugin");
+    assertThat(r.supply(NODE, GPU).path("draDevices").asInt()).isEqualTo(2);
+    assertThat(r.findings("supply.conflict")).isEmpty();
   }
 
   @Test
@@ -294,6 +395,7 @@ class DoctorTest {
     assertThat(r.exit()).isZero();
     JsonNode s = r.supply(NODE, GPU);
     assertThat(s.path("servedBy").asText()).isEqualTo("device-plugin");
+    assertThat(s.path("phase").asText()).isEqualTo("device-plugin");
     assertThat(s.path("capacity").asText()).isEqualTo("4");
   }
 
@@ -464,7 +566,88 @@ class DoctorTest {
         .singleElement()
         .satisfies(
             f ->
-                assertThat(f.path("message").asText()).contains("uses gpu-new", "ignores gpu-old"));
+                assertThat(f.path("message").asText())
+                    .contains(
+                        "uses gpu-new",
+                        "ignores gpu-old",
+                        "deleting any of these classes",
+                        "removes "
+                            + GPU
+                            + " from the running scheduler even while gpu-new still"
+                            + " carries it",
+                        "Delete or rename the ones you do not mean, then update gpu-new"));
+  }
+
+  /**
+   * What {@code MigrationIT} saw on the real scheduler after deleting the class that lost a
+   * duplicate name: the pod's condition says {@code Insufficient <name>} although a class maps it.
+   */
+  @Test
+  void aPodRefusedForANameThatAClassMapsMeansTheSchedulerLostTheName() throws Exception {
+    node(NODE, "");
+    node("node-2", "  capacity: {" + GPU + ": 1}\n  allocatable: {" + GPU + ": 1}\n");
+    gpuClass("gpu.example.com", "true");
+    slice(NODE, 1, "");
+    String refused =
+        "  conditions:\n  - type: PodScheduled\n    status: 'False'\n    reason: Unschedulable\n"
+            + "    message: '0/2 nodes are available: %s Insufficient "
+            + GPU
+            + ". preemption: 0/2 nodes are available: 2 No preemption victims found for incoming"
+            + " pod.'\n";
+    // One node refused it: node-2, whose device plugin may be used up. Nothing to say.
+    pod("default", "one", "", refused.formatted("1"));
+    assertThat(doctor().findings("mapping.scheduler-unmapped")).isEmpty();
+    // Both refused it: node-1, which makes the name not allocatable, did not hand it to DRA.
+    pod("default", "two", "", refused.formatted("2"));
+    Run r = doctor();
+    assertThat(r.findings("mapping.scheduler-unmapped"))
+        .singleElement()
+        .satisfies(
+            f -> {
+              assertThat(f.path("severity").asText()).isEqualTo("warning");
+              assertThat(f.path("message").asText())
+                  .contains(
+                      "1 pending pod(s) asking for " + GPU + " (default/two)",
+                      "mapped " + GPU + " to no DeviceClass",
+                      "Update DeviceClass gpu.example.com");
+            });
+  }
+
+  /** A class that lost its extendedResourceName when the scheduler saw it has no implicit name. */
+  @Test
+  void aPodRefusedForTheImplicitNameOfAClassThatLostItsNameIsToldToAskForTheName()
+      throws Exception {
+    node(NODE, "");
+    gpuClass("gpu-a", "true");
+    gpuClass("gpu-b", "true");
+    String loser =
+        doctor()
+                .findings("mapping.duplicate")
+                .get(0)
+                .path("message")
+                .asText()
+                .contains("uses gpu-a")
+            ? "gpu-b"
+            : "gpu-a";
+    String implicit = "deviceclass.resource.kubernetes.io/" + loser;
+    put(
+        Pod.TYPE,
+        "metadata: {name: implicit, namespace: default}\nspec:\n  containers:\n  - name: main\n"
+            + "    resources: {limits: {"
+            + implicit
+            + ": 1}}\nstatus:\n  phase: Pending\n  conditions:\n  - type: PodScheduled\n"
+            + "    status: 'False'\n    message: '0/1 nodes are available: 1 Insufficient "
+            + implicit
+            + ".'\n");
+    assertThat(doctor().findings("mapping.scheduler-unmapped"))
+        .singleElement()
+        .satisfies(
+            f ->
+                assertThat(f.path("message").asText())
+                    .contains(
+                        "default/implicit",
+                        "also carries extendedResourceName " + GPU,
+                        "Ask for " + GPU + " instead"));
   }
 
   @Test
