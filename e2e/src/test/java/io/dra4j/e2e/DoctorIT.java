@@ -3,14 +3,8 @@ package io.dra4j.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.dra4j.doctor.Doctor;
-import io.dra4j.kube.KubeJson;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -46,46 +40,8 @@ class DoctorIT {
     plainNodes.forEach(cluster::removeNode);
   }
 
-  record Run(int exit, JsonNode report) {
-    JsonNode supply(String node) {
-      for (JsonNode s : report.path("supply")) {
-        if (s.path("node").asText().equals(node) && s.path("resource").asText().equals(GPU)) {
-          return s;
-        }
-      }
-      throw new AssertionError("no supply row for " + node + ": " + report.toPrettyString());
-    }
-
-    List<String> checks(String severity) {
-      List<String> out = new ArrayList<>();
-      report
-          .path("findings")
-          .forEach(
-              f -> {
-                if (f.path("severity").asText().equals(severity)) {
-                  out.add(f.path("check").asText() + " " + f.path("node").asText());
-                }
-              });
-      return out;
-    }
-  }
-
-  Run doctor(String... flags) throws Exception {
-    List<String> args =
-        new ArrayList<>(
-            List.of("--kubeconfig", cluster.adminKubeconfig().toString(), "--output", "json"));
-    args.addAll(List.of(flags));
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int exit =
-        Doctor.run(
-            args,
-            Map.of(),
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8));
-    String body = out.toString(StandardCharsets.UTF_8);
-    assertThat(body).as(err.toString(StandardCharsets.UTF_8)).isNotEmpty();
-    return new Run(exit, KubeJson.mapper().readTree(body));
+  DoctorRun doctor(String... flags) {
+    return DoctorRun.of(cluster, flags);
   }
 
   @Test
@@ -114,10 +70,11 @@ class DoctorIT {
     cluster.node("doc-plugin", GPU + "=4");
     plainNodes.add("doc-plugin");
 
-    Run all = doctor();
+    DoctorRun all = doctor();
     assertThat(all.report().path("versions").path("apiServer").asText()).startsWith("v1.37.2");
-    assertThat(all.supply("doc-plugin").path("servedBy").asText()).isEqualTo("device-plugin");
-    assertThat(all.supply("doc-plugin").path("capacity").asText()).isEqualTo("4");
+    assertThat(all.supply("doc-plugin", GPU).path("servedBy").asText()).isEqualTo("device-plugin");
+    assertThat(all.supply("doc-plugin", GPU).path("phase").asText()).isEqualTo("device-plugin");
+    assertThat(all.supply("doc-plugin", GPU).path("capacity").asText()).isEqualTo("4");
     assertThat(all.checks("error")).as(all.report().toPrettyString()).isEmpty();
     JsonNode ext = null;
     for (JsonNode c : all.report().path("claims").path("extendedResourceClaims")) {
@@ -131,9 +88,10 @@ class DoctorIT {
     assertThat(ext.path("allocated").asBoolean()).isTrue();
     assertThat(ext.path("node").asText()).isEqualTo(boundTo);
 
-    Run one = doctor("--node", "doc-dra");
-    JsonNode s = one.supply("doc-dra");
+    DoctorRun one = doctor("--node", "doc-dra");
+    JsonNode s = one.supply("doc-dra", GPU);
     assertThat(s.path("servedBy").asText()).isEqualTo("dra");
+    assertThat(s.path("phase").asText()).isEqualTo("dra");
     assertThat(s.path("deviceClass").asText()).isEqualTo("gpu.example.com");
     assertThat(s.path("draDevices").asInt()).isEqualTo(2);
     assertThat(s.path("podsOnNode").asInt()).isEqualTo(boundTo.equals("doc-dra") ? 1 : 0);
@@ -150,8 +108,9 @@ class DoctorIT {
             GPU + "=4");
     nodes.add(both);
     both.awaitDevices(1);
-    Run conflict = doctor("--node", "doc-both");
-    assertThat(conflict.supply("doc-both").path("servedBy").asText()).isEqualTo("both");
+    DoctorRun conflict = doctor("--node", "doc-both");
+    assertThat(conflict.supply("doc-both", GPU).path("servedBy").asText()).isEqualTo("both");
+    assertThat(conflict.supply("doc-both", GPU).path("phase").asText()).isEqualTo("conflict");
     assertThat(conflict.checks("error")).contains("supply.conflict doc-both");
     assertThat(conflict.exit()).isEqualTo(2);
   }

@@ -319,6 +319,16 @@ class MigrationIT {
         "the warn driver publishing beside the plugin",
         () -> sampler.last().orElseThrow().devices(WARN.driver()) == WARN.count());
     assertThat(drivers.get(WARN).log()).contains("Publishing", "anyway (policy warn)");
+
+    // The doctor: the plugin serves all three names; beside it, warn's devices are a conflict.
+    DoctorRun doctor = doctor();
+    assertPhase(doctor, WAIT, "device-plugin", "device-plugin");
+    assertPhase(doctor, FAIL, "device-plugin", "device-plugin");
+    assertPhase(doctor, WARN, "conflict", "both");
+    assertThat(doctor.checks("error")).containsExactly("supply.conflict " + NODE);
+    assertThat(doctor.findings("supply.conflict", WARN.resource()).get(0).path("message").asText())
+        .contains("capacity 2, allocatable 2", WARN.driver());
+    assertThat(doctor.exit()).isEqualTo(2);
   }
 
   @Test
@@ -333,6 +343,27 @@ class MigrationIT {
         () -> sampler.last().orElseThrow().devices(WAIT.driver()) == WAIT.count());
     JsonNode names = status(drivers.get(WAIT)).path("extendedResources").path("names");
     assertThat(names.toString()).contains("\"phase\":\"plugin-stopped\"", "\"published\":true");
+
+    // The doctor: the kubelet still counts the stopped plugin's devices, the scheduler already
+    // uses DRA, the wait driver's devices serve the name; no conflict, warn's included.
+    DoctorRun doctor = doctor();
+    assertPhase(doctor, WAIT, "plugin-stopped", "dra");
+    assertPhase(doctor, WARN, "plugin-stopped", "dra");
+    assertThat(doctor.supply(NODE, FAIL.resource()).path("phase").asText())
+        .isEqualTo("plugin-stopped");
+    assertThat(doctor.supply(NODE, WAIT.resource()).path("draDevices").asInt())
+        .isEqualTo(WAIT.count());
+    assertThat(
+            doctor
+                .findings("supply.plugin-stopped", WAIT.resource())
+                .get(0)
+                .path("message")
+                .asText())
+        .contains(
+            "capacity 10, allocatable 0",
+            "stopped less than 5 minutes ago",
+            "already sends pods asking for it to DRA here");
+    assertThat(doctor.checks("error")).isEmpty();
   }
 
   @Test
@@ -406,14 +437,7 @@ class MigrationIT {
             .replace(
                 "  restartPolicy: Never\n",
                 "  restartPolicy: Never\n  tolerations: [{operator: Exists}]\n"));
-    JsonNode tolerant =
-        await(
-            "the tolerant pod unschedulable",
-            () -> {
-              JsonNode p = cluster.admin().get(Cluster.PODS, ns, "tolerant");
-              return Pods.unschedulable(p) ? Optional.of(p) : Optional.empty();
-            });
-    String why = tolerant.path("status").path("conditions").get(0).path("message").asText();
+    String why = unschedulable(ns, "tolerant");
     assertThat(why).contains("cannot allocate all claims");
     // NoExecute on the device of the running pod: the device-taint-eviction controller deletes it.
     cluster.apply(
@@ -523,7 +547,8 @@ class MigrationIT {
       Thread.sleep(
           Duration.between(now, now.truncatedTo(ChronoUnit.SECONDS).plusSeconds(1)).toMillis()
               + 20);
-      cluster.create(tieClass("b-tie", selector) + "---\n" + tieClass("a-tie", selector));
+      // a-tie first: the scheduler then sees b-tie lose the name (created in that order).
+      cluster.create(tieClass("a-tie", selector) + "---\n" + tieClass("b-tie", selector));
       classes =
           cluster.kubectl(
               "get",
@@ -553,26 +578,50 @@ class MigrationIT {
             .path("deviceClassName")
             .asText();
     assertThat(winner).isEqualTo("a-tie");
+    assertThat(doctor().findings("mapping.duplicate", "devic.es/tie"))
+        .singleElement()
+        .satisfies(
+            f ->
+                assertThat(f.path("message").asText())
+                    .contains(
+                        "the scheduler uses a-tie", "ignores b-tie", "deleting any of these"));
+    // b-tie lost the name when the scheduler saw it, and with it its implicit name: the scheduler
+    // returns before mapping that (extendedresourcecache.go:176-187, 204-206).
+    String implicitB = "deviceclass.resource.kubernetes.io/b-tie";
+    cluster.create(manifest(ns, "tie-implicit", implicitB, WAIT.path()));
+    String whyImplicit = unschedulable(ns, "tie-implicit");
+    assertThat(whyImplicit).contains("Insufficient " + implicitB);
+    assertThat(doctor().findings("mapping.scheduler-unmapped", implicitB))
+        .singleElement()
+        .satisfies(
+            f ->
+                assertThat(f.path("message").asText())
+                    .contains(ns + "/tie-implicit", "Ask for devic.es/tie instead"));
     // Deleting the class that lost unmaps the name in the scheduler's cache (extendedresourcecache
     // removes the name whichever class held it): a new pod asking for it is unschedulable
     // ("Insufficient devic.es/tie") until the winner changes.
     cluster.kubectl("delete", "deviceclass", "b-tie");
     cluster.create(manifest(ns, "tie-2", "devic.es/tie", WAIT.path()));
-    JsonNode tie2 =
-        await(
-            "tie-2 unschedulable",
-            () -> {
-              JsonNode p = cluster.admin().get(Cluster.PODS, ns, "tie-2");
-              return Pods.unschedulable(p) ? Optional.of(p) : Optional.empty();
-            });
-    String why = tie2.path("status").path("conditions").get(0).path("message").asText();
+    String why = unschedulable(ns, "tie-2");
     assertThat(why).contains("Insufficient devic.es/tie");
+    assertThat(doctor().findings("mapping.scheduler-unmapped", "devic.es/tie"))
+        .singleElement()
+        .satisfies(
+            f ->
+                assertThat(f.path("message").asText())
+                    .contains(ns + "/tie-2", "Update DeviceClass a-tie"));
+    // The doctor's advice: update the class that carries the name; the pending pod is retried.
     cluster.kubectl("label", "deviceclass", "a-tie", "dra4j.io/touched=true");
+    awaitOpened(ns, "tie-2", WAIT.path());
     cluster.create(manifest(ns, "tie-3", "devic.es/tie", WAIT.path()));
     awaitOpened(ns, "tie-3", WAIT.path());
+    assertThat(doctor().findings("mapping.scheduler-unmapped", "devic.es/tie")).isEmpty();
     answers.put(
         "duplicateTie",
-        "a-tie wins over b-tie (same creationTimestamp); after deleting b-tie: " + why);
+        "a-tie wins over b-tie (same creationTimestamp); b-tie's implicit name: "
+            + whyImplicit
+            + "; after deleting b-tie: "
+            + why);
     cluster.kubectl("delete", "namespace", ns, "--wait=false");
     cluster.kubectl("delete", "deviceclass", "a-tie");
   }
@@ -639,6 +688,14 @@ class MigrationIT {
     }
     assertThat(status(drivers.get(WAIT)).path("extendedResources").path("names").toString())
         .contains("\"phase\":\"dra\"");
+
+    // The doctor: migrated, each name served by its driver's devices only.
+    DoctorRun doctor = doctor();
+    for (Mode m : MODES) {
+      assertPhase(doctor, m, "dra", "dra");
+      assertThat(doctor.findings("supply.plugin-stopped", m.resource())).isEmpty();
+    }
+    assertThat(doctor.checks("error")).isEmpty();
   }
 
   @Test
@@ -671,6 +728,13 @@ class MigrationIT {
                 .last()
                 .filter(s -> MODES.stream().allMatch(m -> s.allocatable(m.resource()) == m.count()))
                 .isPresent());
+    // The doctor: back on the plugin, no DRA device left.
+    DoctorRun doctor = doctor();
+    for (Mode m : MODES) {
+      assertPhase(doctor, m, "device-plugin", "device-plugin");
+      assertThat(doctor.supply(NODE, m.resource()).path("draDevices").asInt()).isZero();
+    }
+    assertThat(doctor.checks("error")).isEmpty();
     cluster.kubectl("uncordon", NODE);
     for (Mode m : MODES) {
       cluster.create(m.manifest());
@@ -721,6 +785,29 @@ class MigrationIT {
     await(
         "the drained pods gone",
         () -> cluster.admin().list(Cluster.PODS, NS, ListOptions.ALL).items().isEmpty());
+  }
+
+  /** The pod's PodScheduled=False message, once the scheduler gave up on it. */
+  static String unschedulable(String ns, String name) {
+    JsonNode pod =
+        await(
+            ns + "/" + name + " unschedulable",
+            () -> {
+              JsonNode p = cluster.admin().get(Cluster.PODS, ns, name);
+              return Pods.unschedulable(p) ? Optional.of(p) : Optional.empty();
+            });
+    return pod.path("status").path("conditions").get(0).path("message").asText();
+  }
+
+  /** {@code doctor --node NODE}. */
+  static DoctorRun doctor() {
+    return DoctorRun.of(cluster, "--node", NODE);
+  }
+
+  static void assertPhase(DoctorRun doctor, Mode m, String phase, String servedBy) {
+    JsonNode s = doctor.supply(NODE, m.resource());
+    assertThat(s.path("phase").asText()).as("%s: %s", m.resource(), s).isEqualTo(phase);
+    assertThat(s.path("servedBy").asText()).as("%s: %s", m.resource(), s).isEqualTo(servedBy);
   }
 
   static DriverProcess startDriver(Mode m) {
