@@ -55,6 +55,7 @@ deb http://deb.debian.org/debian bookworm main
 deb http://deb.debian.org/debian bookworm-updates main
 deb http://deb.debian.org/debian-security bookworm-security main
 SOURCES
+  # The package scripts get a private /proc, in a new PID space.
   unshare --mount --pid --fork --mount-proc="$root/proc" chroot "$root" sh -c 'dpkg --configure -a && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get upgrade -y -qq && apt-get clean && rm -rf /var/lib/apt/lists/* /usr/share/doc/* /usr/share/man/* /usr/share/info/* /usr/share/locale/*' >>"$base.tmp/debootstrap.log"
   got="$(chroot "$root" dpkg-query -W -f '${Version}' libc6)"
   [ "$got" = "$libc" ] || { echo "the base got libc6 $got, expected $libc" >&2; exit 1; }
