@@ -74,7 +74,7 @@ check "AOT cache in use" "$main source: shared objects file" \
 case "$example" in
   fake-driver) trained=io.dra4j.proto.dra.v1.NodePrepareResourcesRequest ;;
   nvidia-driver|hostdev-driver) trained="" ;;
-  *) trained=io.dra4j.runtime.kube.HttpKubeClient ;;
+  *) trained=io.dra4j.kube.HttpKubeClient ;;
 esac
 if [ -n "$trained" ]; then
   check "the run path in the cache" "$trained app_loader" \
