@@ -3,8 +3,8 @@
 # driver project from io.dra4j:dra4j-driver-archetype, and builds, tests and runs it with no edit
 # (the dev jar's `dev --once --claim`: the test kit's API server, the kubelet simulator, one claim
 # prepared), checks that the production jar holds no class of the test kit or the dev commands,
-# lints and renders its Helm chart, and checks its image build (the whole image when the base
-# layer is cached and this runs as root; otherwise the script's syntax and the tar assembly).
+# lints and renders its Helm chart, and checks its image build's scripts (.ci/images.sh builds and
+# runs the image).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -64,35 +64,38 @@ fi
 "$helm" template acme "$chart" --namespace acme-system -f "$chart/ci/full-values.yaml" >/dev/null ||
   fail "helm template with ci/full-values.yaml failed"
 for expected in 'image: "registry.example.com/acme-driver:0.1.0"' 'value: "accel.acme.example"' \
-  "-XX:SharedArchiveFile=/app/acme-driver.jsa" "device.driver == 'accel.acme.example'" \
+  "@/app/jvm.options" "device.driver == 'accel.acme.example'" \
   "extendedResourceName: accel.acme.example/device" "kind: ValidatingAdmissionPolicy" \
   'resourceNames: ["accel.acme.example"]'; do
   grep -qF -- "$expected" "$work/rendered.yaml" || { cat "$work/rendered.yaml" >&2; fail "the chart's rendering lacks '$expected'"; }
 done
 
-# --- the image: image/build.sh as a vendor runs it, when that is cheap ---
-# The project's image assembler is a copy of the examples' (a generated project stands alone);
-# the copy may not drift from the one the examples' image tests run.
-cmp -s "$work/acme-driver/image/assemble.py" examples/images/assemble.py ||
-  fail "image/assemble.py differs from examples/images/assemble.py: update the archetype's copy"
-(cd "$work/acme-driver" && bash -n image/build.sh && python3 -m py_compile image/assemble.py) ||
-  fail "image/build.sh or image/assemble.py does not parse"
-if [ "$(id -u)" = 0 ] && compgen -G "$HOME/.cache/dra4j/base-debian12-jre17-*/base.tar" >/dev/null &&
-  command -v apt-cache >/dev/null; then
-  (cd "$work/acme-driver" && bash image/build.sh) || fail "image/build.sh failed"
-  tar -xOf "$work/acme-driver/target/acme-driver-image.tar" manifest.json |
-    grep -qF '"registry.example.com/acme-driver:0.1.0"' || fail "the image tar's tag is not the chart's"
-  image="built target/acme-driver-image.tar"
-else
-  # No cached Debian base (debootstrap takes minutes) or not root: assemble the application
-  # layer alone with the project's assemble.py, which checks the tar's layout and tag.
-  mkdir -p "$work/layer/app" && cp "$work/acme-driver/target/acme-driver.jar" "$work/layer/app/"
-  tar -C "$work/layer" -cf "$work/app.tar" ./app
-  python3 "$work/acme-driver/image/assemble.py" --out "$work/app-image.tar" \
-    --tag registry.example.com/acme-driver:0.1.0 --layer "$work/app.tar" \
-    --entrypoint=java --entrypoint=-jar --entrypoint=/app/acme-driver.jar --cmd=run >/dev/null
-  tar -xOf "$work/app-image.tar" manifest.json | grep -qF '"registry.example.com/acme-driver:0.1.0"' ||
-    fail "assemble.py wrote no image with the chart's tag"
-  image="image/build.sh not run (needs root and a cached Debian base: minutes of debootstrap); its syntax and the assembly checked"
-fi
-echo "archetype check: generated project built and tested, production jar free of the test kit, dev jar ran dev; chart linted and rendered; $image"
+# --- the image: the project's image build, checked without building it (.ci/images.sh builds,
+# loads and runs the generated project's image) ---
+# The project's image scripts and JVM flags are copies of the examples' (a generated project stands
+# alone); a copy may not drift from the one the examples' image tests run.
+for file in assemble.py runtime.sh jvm.options; do
+  cmp -s "$work/acme-driver/image/$file" "examples/images/$file" ||
+    fail "image/$file differs from examples/images/$file: update the archetype's copy"
+done
+(cd "$work/acme-driver" && bash -n image/build.sh && bash -n image/runtime.sh && python3 -m py_compile image/assemble.py) ||
+  fail "image/build.sh, image/runtime.sh or image/assemble.py does not parse"
+# The runtime's modules: what the jar names, less the optional ones (image/runtime.sh).
+modules="$(bash "$work/acme-driver/image/runtime.sh" --modules "$work/acme-driver/target/acme-driver.jar")" ||
+  fail "image/runtime.sh found no JDK 25 or no modules"
+case ",$modules," in
+  *,java.base,*) ;;
+  *) fail "image/runtime.sh --modules gave '$modules', without java.base" ;;
+esac
+case ",$modules," in
+  *,java.desktop,*) fail "image/runtime.sh --modules kept java.desktop: '$modules'" ;;
+esac
+# assemble.py on the application layer alone checks the tar's layout and tag.
+mkdir -p "$work/layer/app" && cp "$work/acme-driver/target/acme-driver.jar" "$work/layer/app/"
+tar -C "$work/layer" -cf "$work/app.tar" ./app
+python3 "$work/acme-driver/image/assemble.py" --out "$work/app-image.tar" \
+  --tag registry.example.com/acme-driver:0.1.0 --layer "$work/app.tar" \
+  --entrypoint=java --entrypoint=-jar --entrypoint=/app/acme-driver.jar --cmd=run >/dev/null
+tar -xOf "$work/app-image.tar" manifest.json | grep -qF '"registry.example.com/acme-driver:0.1.0"' ||
+  fail "assemble.py wrote no image with the chart's tag"
+echo "archetype check: generated project built and tested, production jar free of the test kit, dev jar ran dev; chart linted and rendered; image scripts checked (modules: $modules)"

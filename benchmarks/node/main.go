@@ -27,11 +27,13 @@ func main() {
 		kubeconfig   = flag.String("kubeconfig", "", "an API server to use (admin credentials; e.g. the e2e cluster's); empty: start the test kit's standalone API server")
 		apiserverJar = flag.String("apiserver-jar", "dra-testkit/target/dra-testkit-apiserver.jar", "the test kit's standalone API server")
 		apiserverJVM = flag.String("apiserver-jvm-flags", "", "JVM flags for the test kit's API server, space-separated")
-		java         = flag.String("java", "java", "the JVM for dra4j's driver and the test kit's API server")
+		java         = flag.String("java", "java", "the JVM of the test kit's API server and of the dra4j-17 driver (today's JDK 17 configuration)")
+		imageJava    = flag.String("image-java", "java", "the JVM of the dra4j driver: the image's runtime (run.sh gives the one examples/images/runtime.sh links for the jar)")
 		driverJar    = flag.String("driver-jar", "examples/fake-driver/target/fake-dra-driver.jar", "dra4j's fake driver")
-		jvmFlags     = flag.String("jvm-flags", defaultJVMFlags, "the dra4j driver's JVM flags (the DaemonSet's), space-separated; {archive} is the jar's .jsa next to it")
+		jvmFlags     = flag.String("jvm-flags", defaultJVMFlags, "the dra4j driver's JVM flags (the image's), space-separated; {cache} is the jar's .aot next to it, {archive} its .jsa")
+		jdk17Flags   = flag.String("jdk17-jvm-flags", defaultJDK17Flags, "the dra4j-17 driver's JVM flags, space-separated, with --java")
 		altJVMFlags  = flag.String("alt-jvm-flags", "", "JVM flags for a second dra4j driver, dra4j-alt (--only dra4j,dra4j-alt): a JVM lever measured interleaved with the shipped flags, against the same machine's noise; the table then compares the two")
-		altJava      = flag.String("alt-java", "", "the JVM of dra4j-alt (default: --java), e.g. another JDK's bin/java")
+		altJava      = flag.String("alt-java", "", "the JVM of dra4j-alt (default: --image-java), e.g. another JDK's bin/java")
 		goDriver     = flag.String("go-driver", "", "the Go anchor driver binary (benchmarks/go-anchor/build.sh prints it)")
 		goFlags      = flag.String("go-flags", "", "extra flags for the Go anchor driver, space-separated, after the harness's own (e.g. --devices-per-slice 128: the Go anchor's densest slices, where the harness gives it dra4j's 64)")
 		runs         = flag.Int("runs", 3, "runs per driver, interleaved")
@@ -41,7 +43,7 @@ func main() {
 		publish      = flag.String("publish", "1000,10000", "device counts of the publish scenario, comma-separated (empty: skip)")
 		rolling      = flag.Duration("rolling", 3*time.Second, "how long calls go on after the old instance stopped in the rolling update (0: skip)")
 		workDir      = flag.String("work-dir", os.TempDir(), "where each driver's registrar, plugin and CDI directories go (on disk by default: a prepare fsyncs)")
-		only         = flag.String("only", "dra4j,go", "drivers to run, comma-separated")
+		only         = flag.String("only", "dra4j,dra4j-17,go", "drivers to run, comma-separated: dra4j, dra4j-17, dra4j-alt, go; the table's ratios are each driver's to the last one's")
 		out          = flag.String("out", "", "also write every run's figures as JSON to this file")
 		tracePath    = flag.String("trace", "", "also write every call of the pairs phases to this CSV file (driver, run, phase, caller, index, start as Unix µs and ms into the phase, prepare and unprepare ms)")
 	)
@@ -97,9 +99,10 @@ func main() {
 		fatalf("%v", err)
 	}
 
-	archive := strings.TrimSuffix(*driverJar, ".jar") + ".jsa"
+	jarBase := strings.TrimSuffix(*driverJar, ".jar")
+	placeholders := strings.NewReplacer("{cache}", jarBase+".aot", "{archive}", jarBase+".jsa")
 	dra4j := func(label, column, java, jvmFlags string) driverKind {
-		flags := strings.Fields(strings.ReplaceAll(jvmFlags, "{archive}", archive))
+		flags := strings.Fields(placeholders.Replace(jvmFlags))
 		return driverKind{
 			label:  label,
 			column: column,
@@ -116,8 +119,9 @@ func main() {
 		}
 	}
 	drivers := map[string]driverKind{
-		"dra4j":     dra4j("dra4j", "dra4j", *java, *jvmFlags),
-		"dra4j-alt": dra4j("dra4j-alt", "dra4j, --alt-jvm-flags", firstOf(*altJava, *java), *altJVMFlags),
+		"dra4j":     dra4j("dra4j", "dra4j (image, JDK 25)", *imageJava, *jvmFlags),
+		"dra4j-17":  dra4j("dra4j-17", "dra4j (JDK 17)", *java, *jdk17Flags),
+		"dra4j-alt": dra4j("dra4j-alt", "dra4j, --alt-jvm-flags", firstOf(*altJava, *imageJava), *altJVMFlags),
 		"go": {
 			label:  "Go",
 			column: "Go helper",
@@ -135,20 +139,12 @@ func main() {
 	for _, name := range strings.Split(*only, ",") {
 		k, ok := drivers[strings.TrimSpace(name)]
 		if !ok {
-			fatalf("--only: unknown driver %q (dra4j, go, dra4j-alt)", name)
+			fatalf("--only: unknown driver %q (dra4j, dra4j-17, dra4j-alt, go)", name)
 		}
 		if k.label == "dra4j-alt" && *altJVMFlags == "" {
 			fatalf("--only dra4j-alt needs --alt-jvm-flags")
 		}
 		order = append(order, k)
-	}
-	if len(order) > 2 {
-		fatalf("--only: the table compares two drivers, not %d", len(order))
-	}
-	// The first driver of --only is the table's first column; the ratios are first / second.
-	first, second := order[0], driverKind{column: "–"}
-	if len(order) == 2 {
-		second = order[1]
 	}
 	log.Printf("API server: %s; work directory %s; %d runs, %d pairs, %d callers, long run %d pairs, publish %v",
 		api.kind, dir, *runs, *pairs, *callers, *longPairs, publishSizes)
@@ -173,7 +169,12 @@ func main() {
 	}
 	fmt.Printf("\nNode benchmark: %d runs each, interleaved; %s; %d pairs per phase, %d callers; work directory on %s\n\n",
 		*runs, api.kind, *pairs, *callers, filepath.Dir(dir))
-	printTable(os.Stdout, metrics(*callers, publishSizes), first.column, second.column, results[first.label], results[second.label])
+	// One column per driver of --only, in its order; the ratios are each driver's to the last one's.
+	var columns []column
+	for _, k := range order {
+		columns = append(columns, column{name: k.column, runs: results[k.label]})
+	}
+	printTable(os.Stdout, metrics(*callers, publishSizes), columns)
 	if *out != "" {
 		data, _ := json.MarshalIndent(results, "", "  ")
 		if err := os.WriteFile(*out, data, 0o644); err != nil {
@@ -182,9 +183,15 @@ func main() {
 	}
 }
 
-// The container flags of examples/fake-driver/deploy/daemonset.yaml; -XX:MaxRAM stands in for its
-// 160Mi memory limit, from which the JVM sizes its heap.
-const defaultJVMFlags = "-XX:MaxRAM=160m -XX:+UseSerialGC -XX:MaxRAMPercentage=50 -XX:TieredStopAtLevel=1 -Xss512k -XX:SharedArchiveFile={archive} -Xshare:auto"
+// The image's JVM flags: the java launcher reads examples/images/jvm.options, the one file the
+// images, the charts and the image build's AOT training read, then the cache that run.sh trained
+// with them for the jar's path (the image build does the same for /app). -XX:MaxRAM stands in for
+// the charts' 160Mi memory limit, from which the JVM sizes its heap.
+const defaultJVMFlags = "-XX:MaxRAM=160m @examples/images/jvm.options -XX:AOTCache={cache}"
+
+// Today's JDK 17 configuration, as the images ran before they moved to JDK 25 (issue 34): Debian
+// 12's OpenJDK 17 with these flags and the class-data-sharing archive the Maven build trains.
+const defaultJDK17Flags = "-XX:MaxRAM=160m -XX:+UseSerialGC -XX:MaxRAMPercentage=50 -XX:TieredStopAtLevel=1 -Xss512k -XX:SharedArchiveFile={archive} -Xshare:auto"
 
 func firstOf(value, fallback string) string {
 	if value != "" {

@@ -29,16 +29,16 @@ func (m metric) value(f figures) (float64, bool) {
 func metrics(callers int, publish []int) []metric {
 	n := fmt.Sprint(callers)
 	rows := []metric{
-		{label: "start → registration answered (GetInfo)", key: "start/serialized", unit: "ms"},
+		{label: "start → registration answered (GetInfo)", key: "start/serialized", unit: "ms", target: "≤ 3"},
 		{label: "start → first ResourceSlice in the API server", key: "first slice/serialized", unit: "ms"},
-		{label: "first NodePrepareResources after registration", key: "first prepare/serialized", unit: "ms"},
+		{label: "first NodePrepareResources after registration", key: "first prepare/serialized", unit: "ms", target: "≤ 2"},
 		{label: "first prepare / own warm median (1 caller)", unit: "x", target: "dra4j ≤ 2 (own ratio)", derive: func(f figures) (float64, bool) {
 			return f["first prepare/serialized"] / f["prepare median/serialized/1"], f["prepare median/serialized/1"] > 0
 		}},
 	}
 	for _, m := range []string{"serialized", "parallel"} {
 		rows = append(rows,
-			metric{label: "prepare median, 1 caller, " + m, key: "prepare median/" + m + "/1", unit: "ms", target: "≤ 1.0"},
+			metric{label: "prepare median, 1 caller, " + m, key: "prepare median/" + m + "/1", unit: "ms", target: "≤ 1.25"},
 			metric{label: "prepare p99, 1 caller, " + m, key: "prepare p99/" + m + "/1", unit: "ms", target: "≤ 1.25"},
 			metric{label: "unprepare median, 1 caller, " + m, key: "unprepare median/" + m + "/1", unit: "ms"},
 			metric{label: "pairs/s, 1 caller, " + m, key: "pairs/s/" + m + "/1", unit: "/s"},
@@ -52,7 +52,7 @@ func metrics(callers int, publish []int) []metric {
 		metric{label: "CPU time per prepare+unprepare (1 caller)", key: "cpu per pair/serialized/1", unit: "ms"},
 		metric{label: "RSS after start", key: "rss start/serialized", unit: "MB"},
 		metric{label: "threads after start", key: "threads start/serialized", unit: ""},
-		metric{label: "RSS after the long run of pairs", key: "rss end", unit: "MB", target: "≤ 1.5"},
+		metric{label: "RSS after the long run of pairs", key: "rss end", unit: "MB", target: "≤ 2 (goal 1.5)"},
 		metric{label: "  of which file-backed", key: "rss end file", unit: "MB"},
 		metric{label: "threads after the long run of pairs", key: "threads end", unit: ""},
 		metric{label: "after the long run (JIT-warm): prepare median, 1 caller, serialized", key: "prepare median/warm", unit: "ms"},
@@ -79,7 +79,7 @@ func metrics(callers int, publish []int) []metric {
 	}
 	rows = append(rows,
 		metric{label: "crash restart: start → registration answered", key: "crash registered", unit: "ms"},
-		metric{label: "crash restart: start → pending claim answered", key: "crash answered", unit: "ms"},
+		metric{label: "crash restart: start → pending claim answered", key: "crash answered", unit: "ms", target: "≤ 3"},
 		metric{label: "rolling update: new instance start → registered", key: "rolling registered", unit: "ms"},
 		metric{label: "rolling update: calls answered by the new instance", key: "rolling calls by new", unit: ""},
 		metric{label: "rolling update: of those, cold (> 2x old p99)", key: "rolling cold", unit: "", target: "0"},
@@ -101,46 +101,74 @@ func median(v []float64) float64 {
 	return (c[len(c)/2-1] + c[len(c)/2]) / 2
 }
 
+// column is one driver's figures, one entry per run.
+type column struct {
+	name string
+	runs []figures
+}
+
 // printTable writes the side-by-side table in Markdown: per metric the median over runs of each
-// driver, and the median and range over runs of the per-run ratio first / second (dra4j / Go).
-func printTable(w io.Writer, rows []metric, firstColumn, secondColumn string, first, second []figures) {
-	fmt.Fprintf(w, "| metric | %s | %s | ratio %s / %s (range over runs) | target |\n", firstColumn, secondColumn, firstColumn, secondColumn)
-	fmt.Fprintln(w, "|---|--:|--:|--:|---|")
+// driver, then for each driver but the last the median and range over runs of the per-run ratio
+// of its figure to the last driver's (the baseline: the Go helper by default).
+func printTable(w io.Writer, rows []metric, columns []column) {
+	base := columns[len(columns)-1]
+	header, align := "| metric |", "|---|"
+	for _, c := range columns {
+		header += " " + c.name + " |"
+		align += "--:|"
+	}
+	for _, c := range columns[:len(columns)-1] {
+		header += fmt.Sprintf(" %s / %s (range over runs) |", c.name, base.name)
+		align += "--:|"
+	}
+	fmt.Fprintln(w, header+" target |")
+	fmt.Fprintln(w, align+"---|")
 	for _, m := range rows {
-		var a, b, ratios []float64
-		for i := 0; i < max(len(first), len(second)); i++ {
-			var va, vb float64
-			var oka, okb bool
-			if i < len(first) {
-				if va, oka = m.value(first[i]); oka {
-					a = append(a, va)
+		values := make([]string, len(columns))
+		seen := false
+		for i, c := range columns {
+			var v []float64
+			for _, f := range c.runs {
+				if x, ok := m.value(f); ok {
+					v = append(v, x)
 				}
 			}
-			if i < len(second) {
-				if vb, okb = m.value(second[i]); okb {
-					b = append(b, vb)
-				}
-			}
-			if oka && okb && vb != 0 {
-				ratios = append(ratios, va/vb)
-			}
+			seen = seen || len(v) > 0
+			values[i] = format(v, m.unit)
 		}
-		if len(a) == 0 && len(b) == 0 {
+		if !seen {
 			continue
 		}
-		ratio := "–"
-		if len(ratios) > 0 {
-			lo, hi := ratios[0], ratios[0]
-			for _, r := range ratios {
-				lo, hi = math.Min(lo, r), math.Max(hi, r)
-			}
-			ratio = fmt.Sprintf("%.2f", median(ratios))
-			if len(ratios) > 1 {
-				ratio += fmt.Sprintf(" (%.2f–%.2f)", lo, hi)
-			}
+		line := "| " + m.label + " | " + strings.Join(values, " | ") + " |"
+		for _, c := range columns[:len(columns)-1] {
+			line += " " + ratio(m, c.runs, base.runs) + " |"
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", m.label, format(a, m.unit), format(b, m.unit), ratio, m.target)
+		fmt.Fprintln(w, line+" "+m.target+" |")
 	}
+}
+
+// ratio is the median and range over runs of a / b, run by run (runs are interleaved).
+func ratio(m metric, a, b []figures) string {
+	var ratios []float64
+	for i := 0; i < min(len(a), len(b)); i++ {
+		va, oka := m.value(a[i])
+		vb, okb := m.value(b[i])
+		if oka && okb && vb != 0 {
+			ratios = append(ratios, va/vb)
+		}
+	}
+	if len(ratios) == 0 {
+		return "–"
+	}
+	lo, hi := ratios[0], ratios[0]
+	for _, r := range ratios {
+		lo, hi = math.Min(lo, r), math.Max(hi, r)
+	}
+	s := fmt.Sprintf("%.2f", median(ratios))
+	if len(ratios) > 1 {
+		s += fmt.Sprintf(" (%.2f–%.2f)", lo, hi)
+	}
+	return s
 }
 
 func format(v []float64, unit string) string {
