@@ -2,6 +2,7 @@ package io.dra4j.e2e;
 
 import io.dra4j.kube.ListOptions;
 import io.dra4j.kube.ResourceSlice;
+import io.dra4j.runtime.testsupport.Await;
 import io.dra4j.testkit.kubelet.KubeletSimulator;
 import io.dra4j.testkit.kubelet.PluginInstance;
 import java.io.IOException;

@@ -5,6 +5,7 @@ import io.dra4j.kube.KubeException;
 import io.dra4j.kube.ListOptions;
 import io.dra4j.kube.ResourceSlice;
 import io.dra4j.runtime.files.AtomicFiles;
+import io.dra4j.runtime.testsupport.Await;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

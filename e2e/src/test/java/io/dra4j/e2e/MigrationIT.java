@@ -11,14 +11,13 @@ import io.dra4j.e2e.MigrationSampler.Sample;
 import io.dra4j.kube.KubeException;
 import io.dra4j.kube.KubeJson;
 import io.dra4j.kube.ListOptions;
+import io.dra4j.runtime.testsupport.Await;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -543,10 +542,7 @@ class MigrationIT {
     String classes = "";
     for (int attempt = 0; attempt < 5; attempt++) {
       cluster.kubectl("delete", "deviceclass", "a-tie", "b-tie", "--ignore-not-found");
-      Instant now = Instant.now();
-      Thread.sleep(
-          Duration.between(now, now.truncatedTo(ChronoUnit.SECONDS).plusSeconds(1)).toMillis()
-              + 20);
+      Await.nextSecond();
       // a-tie first: the scheduler then sees b-tie lose the name (created in that order).
       cluster.create(tieClass("a-tie", selector) + "---\n" + tieClass("b-tie", selector));
       classes =

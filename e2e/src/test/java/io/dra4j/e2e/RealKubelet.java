@@ -2,6 +2,7 @@ package io.dra4j.e2e;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.dra4j.runtime.testsupport.Await;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
