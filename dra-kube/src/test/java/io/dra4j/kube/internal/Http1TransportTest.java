@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -49,6 +50,7 @@ class Http1TransportTest {
   private final class Scripted implements AutoCloseable {
     final ServerSocket server;
     final AtomicInteger connections = new AtomicInteger();
+    final CountDownLatch aConnectionClosed = new CountDownLatch(1);
     final BlockingQueue<String> requests = new LinkedBlockingQueue<>();
     final Script script;
 
@@ -98,6 +100,8 @@ class Http1TransportTest {
         }
       } catch (IOException e) {
         // the client went away
+      } finally {
+        aConnectionClosed.countDown();
       }
     }
 
@@ -281,7 +285,8 @@ class Http1TransportTest {
             });
     Http1Transport t = transport(s.uri());
     assertThat(t.exchange(get("/a"), in(5 * SECOND)).status()).isEqualTo(200);
-    Thread.sleep(100); // the server's close arrives while the connection is pooled
+    // The server's close arrives while the connection is pooled.
+    assertThat(s.aConnectionClosed.await(30, TimeUnit.SECONDS)).isTrue();
     assertThat(t.exchange(get("/a"), in(5 * SECOND)).status()).isEqualTo(200);
     assertThat(s.connections).hasValue(2);
   }
@@ -323,7 +328,7 @@ class Http1TransportTest {
     t.exchange(get("/a"), in(5 * SECOND));
     t.exchange(create, in(5 * SECOND)); // the connection answered a moment ago
     assertThat(s.connections).hasValue(1);
-    Thread.sleep(Http1Transport.RECENT.toMillis() + 100);
+    Thread.sleep(Http1Transport.RECENT.toMillis() + 100); // the point: the connection ages
     t.exchange(create, in(5 * SECOND));
     assertThat(s.connections).hasValue(2);
     t.exchange(get("/a"), in(5 * SECOND)); // the pool holds both; a GET takes any
@@ -336,7 +341,7 @@ class Http1TransportTest {
         new Scripted(
             (conn, req, out) -> {
               try {
-                Thread.sleep(5_000);
+                Thread.sleep(5_000); // the point: an answer later than the call's deadline
               } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
               }
