@@ -22,6 +22,7 @@ import io.dra4j.kube.ResourceType;
 import io.dra4j.kube.Watch;
 import io.dra4j.kube.WatchHandler;
 import io.dra4j.runtime.extendedresource.ExtendedResourceGuard.Policy;
+import io.dra4j.runtime.testsupport.Await;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -31,8 +32,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -274,7 +275,14 @@ class ExtendedResourceGuardTest {
 
   @Test
   void remindersRunOnTheExecutor() throws Exception {
-    ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor();
+    AtomicInteger reminders = new AtomicInteger();
+    ScheduledExecutorService executor =
+        new ScheduledThreadPoolExecutor(1) {
+          @Override
+          protected void afterExecute(Runnable r, Throwable t) {
+            reminders.incrementAndGet();
+          }
+        };
     try {
       guard =
           ExtendedResourceGuard.builder(NO_CLIENT, DRIVER, NODE)
@@ -288,13 +296,10 @@ class ExtendedResourceGuardTest {
           List.of(ours("gpu", "example.com/gpu")), Optional.of(node("example.com/gpu", "1")));
       assertThat(waitingLogs()).hasSize(1);
       // The timer fires on real time, but the guard logs by its own clock: not yet.
-      Thread.sleep(100);
+      Await.until("two reminders", Duration.ofSeconds(60), () -> reminders.get() >= 2);
       assertThat(waitingLogs()).hasSize(1);
       clock.advance(Duration.ofMillis(20));
-      long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-      while (waitingLogs().size() < 2 && System.nanoTime() < deadline) {
-        Thread.sleep(5);
-      }
+      Await.until("a second log", Duration.ofSeconds(60), () -> waitingLogs().size() >= 2);
       assertThat(waitingLogs()).hasSize(2);
     } finally {
       guard.close();

@@ -3,10 +3,14 @@ package io.dra4j.runtime.internal.claims;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dra4j.api.claim.ClaimRef;
+import io.dra4j.runtime.testsupport.Await;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -164,11 +168,9 @@ class ClaimSerializerTest {
             });
     tb.start();
     // Wait until B is blocked (parked on a lock, or polling for the file), then let A go.
-    while (tb.getState() != Thread.State.WAITING
-        && tb.getState() != Thread.State.TIMED_WAITING
-        && tb.getState() != Thread.State.TERMINATED) {
-      Thread.sleep(1);
-    }
+    Set<Thread.State> blocked =
+        EnumSet.of(Thread.State.WAITING, Thread.State.TIMED_WAITING, Thread.State.TERMINATED);
+    Await.until("B blocked", Duration.ofSeconds(60), () -> blocked.contains(tb.getState()));
     releaseA.countDown();
     ta.join(10_000);
     tb.join(10_000);
