@@ -117,7 +117,8 @@ class CdiSpecWriterTest {
             });
     reader.start();
     try {
-      for (int i = 0; i < 40; i++) {
+      // Until the reader read often while the writes went on: else it proves nothing.
+      for (int i = 0; (i < 40 || reads.get() < 40) && failure.get() == null; i++) {
         writer.write(claim(UID_A), oneDevice(generations.get(i % 2)), ContainerEdits.NONE);
       }
     } finally {
@@ -125,7 +126,6 @@ class CdiSpecWriterTest {
       reader.join();
     }
     assertThat(failure.get()).as("reader failure").isNull();
-    assertThat(reads.get()).isPositive();
   }
 
   @Test

@@ -1,15 +1,21 @@
 package io.dra4j.runtime.cdi;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.dra4j.api.cdi.ContainerEdits;
 import io.dra4j.api.cdi.DeviceNode;
 import io.dra4j.api.cdi.Mount;
+import io.dra4j.runtime.testsupport.CdiValidators;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** One test per row of the CDI library's MinimumRequiredVersion table. */
 class CdiVersionTest {
@@ -73,17 +79,51 @@ class CdiVersionTest {
     assertThat(second.cdiVersion()).isEqualTo(CdiVersion.V0_5_0);
   }
 
+  /**
+   * The rows dra4j's model cannot produce (see {@link CdiFeature}) are checked against the
+   * reference library instead: v0.8.0 accepts a hand-written spec using the feature at the version
+   * the row names and rejects it one version lower.
+   */
   @Test
-  void annotationsAndDotInClassNeed060() {
-    assertThat(CdiVersion.minimumFor(Set.of(CdiFeature.ANNOTATIONS))).isEqualTo(CdiVersion.V0_6_0);
-    assertThat(CdiVersion.minimumFor(Set.of(CdiFeature.DOT_IN_CLASS))).isEqualTo(CdiVersion.V0_6_0);
+  void theRowsTheModelCannotProduceAreTheReferenceLibrarys(@TempDir Path tmp) throws Exception {
+    Map<CdiFeature, String> specs =
+        Map.of(
+            CdiFeature.ANNOTATIONS,
+            """
+            {"cdiVersion": "%s", "kind": "vendor.com/gpu", "annotations": {"a": "b"},
+             "devices": [{"name": "dev0", "containerEdits": {"env": ["A=1"]}}]}""",
+            CdiFeature.DOT_IN_CLASS,
+            """
+            {"cdiVersion": "%s", "kind": "vendor.com/gpu.x",
+             "devices": [{"name": "dev0", "containerEdits": {"env": ["A=1"]}}]}""",
+            CdiFeature.INTEL_RDT,
+            """
+            {"cdiVersion": "%s", "kind": "vendor.com/gpu",
+             "devices": [{"name": "dev0",
+                          "containerEdits": {"env": ["A=1"], "intelRdt": {"closID": "x"}}}]}""",
+            CdiFeature.ADDITIONAL_GIDS,
+            """
+            {"cdiVersion": "%s", "kind": "vendor.com/gpu",
+             "devices": [{"name": "dev0",
+                          "containerEdits": {"env": ["A=1"], "additionalGids": [5]}}]}""");
+    for (Map.Entry<CdiFeature, String> e : specs.entrySet()) {
+      CdiVersion since = CdiVersion.minimumFor(Set.of(e.getKey()));
+      CdiVersion lower = CdiVersion.values()[since.ordinal() - 1];
+      CdiValidators.Result accepted = v08(tmp, e.getValue().formatted(since.text()));
+      assertThat(accepted.rc()).as("%s at %s: %s", e.getKey(), since, accepted.stderr()).isZero();
+      CdiValidators.Result rejected = v08(tmp, e.getValue().formatted(lower.text()));
+      assertThat(rejected.rc()).as("%s at %s", e.getKey(), lower).isEqualTo(1);
+      assertThat(rejected.stderr()).contains("must be at least v" + since.text());
+    }
+    // A dot in the class stays out of dra4j's specs.
+    assertThatThrownBy(() -> CdiKind.of("vendor.com", "gpu.x"))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 
-  @Test
-  void intelRdtAndAdditionalGidsNeed070() {
-    assertThat(CdiVersion.minimumFor(Set.of(CdiFeature.INTEL_RDT))).isEqualTo(CdiVersion.V0_7_0);
-    assertThat(CdiVersion.minimumFor(Set.of(CdiFeature.ADDITIONAL_GIDS)))
-        .isEqualTo(CdiVersion.V0_7_0);
+  private static CdiValidators.Result v08(Path tmp, String spec) throws Exception {
+    Path dir = Files.createTempDirectory(tmp, "spec");
+    Files.writeString(dir.resolve("spec.json"), spec);
+    return CdiValidators.run(CdiValidators.V08, dir, List.of());
   }
 
   @Test

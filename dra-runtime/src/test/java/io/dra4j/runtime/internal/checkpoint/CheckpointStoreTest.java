@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -166,6 +167,7 @@ class CheckpointStoreTest {
     store.write(r);
     AtomicBoolean done = new AtomicBoolean();
     AtomicReference<Throwable> failure = new AtomicReference<>();
+    AtomicInteger reads = new AtomicInteger();
     Thread reader =
         new Thread(
             () -> {
@@ -173,6 +175,7 @@ class CheckpointStoreTest {
                 while (!done.get()) {
                   assertThat(store.read(UID_A).orElseThrow().devices().get(0).recorded())
                       .hasSize(4000);
+                  reads.incrementAndGet();
                 }
               } catch (Throwable t) {
                 failure.set(t);
@@ -180,7 +183,8 @@ class CheckpointStoreTest {
             });
     reader.start();
     try {
-      for (int i = 0; i < 30; i++) {
+      // Until the reader read often while the writes went on: else it proves nothing.
+      for (int i = 0; (i < 30 || reads.get() < 30) && failure.get() == null; i++) {
         store.write(r);
       }
     } finally {
