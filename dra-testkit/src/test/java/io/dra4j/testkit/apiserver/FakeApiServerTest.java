@@ -22,6 +22,7 @@ import io.dra4j.kube.ResourceSlice;
 import io.dra4j.kube.ResourceSliceSpec;
 import io.dra4j.kube.Watch;
 import io.dra4j.kube.WatchEvent;
+import io.dra4j.runtime.testsupport.Await;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -37,6 +38,8 @@ import org.junit.jupiter.api.Test;
 /** Server behaviour beyond the shared contract, and the client's resilience against it. */
 @SuppressWarnings("try") // watches are opened for their side effect and closed by the block
 class FakeApiServerTest {
+  static final Duration WAIT = Duration.ofSeconds(30);
+
   private FakeApiServer server;
 
   @AfterEach
@@ -275,11 +278,8 @@ class FakeApiServerTest {
     }
   }
 
-  private void awaitOpenWatches(int n) throws InterruptedException {
-    for (int i = 0; i < 200 && server.openWatches() < n; i++) {
-      Thread.sleep(50);
-    }
-    assertThat(server.openWatches()).isEqualTo(n);
+  private void awaitOpenWatches(int n) {
+    Await.until(n + " open watches", WAIT, () -> server.openWatches() == n);
   }
 
   @Test
@@ -598,11 +598,7 @@ class FakeApiServerTest {
       Thread restarter =
           new Thread(
               () -> {
-                try {
-                  Thread.sleep(300);
-                } catch (InterruptedException e) {
-                  return;
-                }
+                Await.until("a retried attempt", WAIT, () -> c.retriedAttempts() > 0);
                 server.restart();
               });
       restarter.start();

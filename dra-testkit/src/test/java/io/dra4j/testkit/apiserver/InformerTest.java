@@ -11,6 +11,7 @@ import io.dra4j.kube.ListOptions;
 import io.dra4j.kube.Preconditions;
 import io.dra4j.kube.ResourceSlice;
 import io.dra4j.kube.ResourceSliceSpec;
+import io.dra4j.runtime.testsupport.Await;
 import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -20,6 +21,8 @@ import org.junit.jupiter.api.Test;
 
 /** The Informer against the fake API server: list once, watch, resume, re-list only when needed. */
 class InformerTest {
+  static final Duration WAIT = Duration.ofSeconds(30);
+
   private FakeApiServer server;
   private HttpKubeClient client;
   private Informer<ResourceSlice> informer;
@@ -83,11 +86,11 @@ class InformerTest {
     return e;
   }
 
-  private void awaitWatches(long opened) throws InterruptedException {
-    for (int i = 0; i < 400 && (server.openWatches() < 1 || server.watchesOpened() < opened); i++) {
-      Thread.sleep(25);
-    }
-    assertThat(server.watchesOpened()).isGreaterThanOrEqualTo(opened);
+  private void awaitWatches(long opened) {
+    Await.until(
+        opened + " watches opened, one open",
+        WAIT,
+        () -> server.openWatches() >= 1 && server.watchesOpened() >= opened);
   }
 
   @Test
@@ -145,9 +148,7 @@ class InformerTest {
     assertThat(next()).isEqualTo("add b");
     server.faults().dropWatches();
     awaitWatches(2);
-    for (int i = 0; i < 200 && informer.listCount() < 2; i++) {
-      Thread.sleep(25);
-    }
+    Await.until("a second list", WAIT, () -> informer.listCount() >= 2);
     assertThat(informer.listCount()).isEqualTo(2);
     // The re-list found nothing new: no duplicate adds, no spurious updates.
     assertThat(events.poll(300, TimeUnit.MILLISECONDS)).isNull();

@@ -11,13 +11,18 @@ import io.dra4j.kube.ResourceClaim;
 import io.dra4j.kube.ResourceClaimStatus;
 import io.dra4j.runtime.internal.claims.ClaimPreparer;
 import io.dra4j.runtime.internal.kubelet.KubeletPluginServer;
+import io.dra4j.runtime.internal.kubelet.SocketNames;
+import io.dra4j.runtime.testsupport.Await;
 import io.dra4j.runtime.testsupport.CdiValidators;
 import io.dra4j.testkit.apiserver.FakeApiServer;
 import io.dra4j.testkit.kubelet.KubeletSimulator;
 import io.dra4j.testkit.kubelet.PluginInstance;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -110,7 +115,11 @@ final class ClaimsHarness implements AutoCloseable {
     preparer.recover();
     // A driver killed on this socket path may still be registered with the simulator until it
     // notices the socket was replaced: wait for the registration of this server, not that one.
+    // The simulator tells sockets apart by inode; where the new socket got the old one's inode it
+    // keeps the old registration, which reaches the new server as well (it dials the path).
     List<PluginInstance> before = kubelet.plugins();
+    Path socket = SocketNames.registrationSocket(registry, DRIVER, Optional.empty());
+    Optional<Object> oldInode = inode(socket);
     server =
         KubeletPluginServer.builder()
             .driverName(DRIVER)
@@ -118,13 +127,26 @@ final class ClaimsHarness implements AutoCloseable {
             .pluginDataDirectory(pluginDir)
             .nodeService(preparer)
             .start();
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    plugin = kubelet.awaitPluginAt(server.registrationSocket(), WAIT);
-    while (before.contains(plugin) && System.nanoTime() < deadline) {
-      Thread.sleep(10);
-      plugin = kubelet.awaitPluginAt(server.registrationSocket(), WAIT);
-    }
+    boolean sameInode = oldInode.isPresent() && oldInode.equals(inode(socket));
+    plugin =
+        Await.until(
+            "the registration of the new server",
+            WAIT,
+            () ->
+                Optional.of(kubelet.awaitPluginAt(socket, WAIT))
+                    .filter(p -> sameInode || !before.contains(p)),
+            () -> "simulator events: " + kubelet.events());
     return plugin;
+  }
+
+  private static Optional<Object> inode(Path file) throws IOException {
+    try {
+      return Optional.ofNullable(
+          Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
+              .fileKey());
+    } catch (NoSuchFileException e) {
+      return Optional.empty();
+    }
   }
 
   /** Stops the driver (server and pipeline), keeping the files. */
@@ -134,15 +156,7 @@ final class ClaimsHarness implements AutoCloseable {
       server = null;
       // Let the simulator drop the old plugin first, so a restart on the same socket path is seen
       // as a new registration rather than racing with the old connection.
-      long deadline = System.nanoTime() + WAIT.toNanos();
-      while (kubelet.plugin(DRIVER).isPresent() && System.nanoTime() < deadline) {
-        try {
-          Thread.sleep(10);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          break;
-        }
-      }
+      Await.until("the old plugin dropped", WAIT, () -> kubelet.plugin(DRIVER).isEmpty());
     }
     preparer = null;
   }

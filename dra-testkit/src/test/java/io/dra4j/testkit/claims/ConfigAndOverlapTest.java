@@ -15,9 +15,11 @@ import io.dra4j.kube.KubeException;
 import io.dra4j.kube.OpaqueDeviceConfiguration;
 import io.dra4j.kube.ResourceClaim;
 import io.dra4j.kube.ResourceType;
+import io.dra4j.runtime.testsupport.Await;
 import io.dra4j.testkit.kubelet.ClaimResult;
 import io.dra4j.testkit.kubelet.PluginInstance;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -371,15 +373,12 @@ class ConfigAndOverlapTest {
       assertThat(aInside.await(20, TimeUnit.SECONDS)).isTrue();
       CompletableFuture<Map<String, ClaimResult>> second =
           CompletableFuture.supplyAsync(() -> plugin.prepare(List.of(b)), pool);
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-      while (!log.contains("read b") && System.nanoTime() < deadline) {
-        Thread.sleep(1);
-      }
+      Await.until("B reading its claim", Duration.ofSeconds(20), () -> log.contains("read b"));
       if (threadSafe) {
         // B runs to completion on its own; wait for it before releasing A.
         second.get(20, TimeUnit.SECONDS);
       } else {
-        // Give a broken lock the chance to let B in before A leaves.
+        // The point: time for a broken lock to let B in before A leaves.
         Thread.sleep(200);
       }
       releaseA.countDown();
@@ -445,7 +444,7 @@ class ConfigAndOverlapTest {
       // The kubelet repeats a prepare it gave up on: it waits for the first to be answered.
       CompletableFuture<Map<String, ClaimResult>> repeatA =
           CompletableFuture.supplyAsync(() -> plugin.prepare(List.of(a)), pool);
-      Thread.sleep(200); // a broken claim lock would let the repeat through now
+      Thread.sleep(200); // the point: a broken claim lock would let the repeat through now
       assertThat(repeatA).isNotDone();
       releaseA.countDown();
       assertThat(first.get(20, TimeUnit.SECONDS).get(a.uid()).isOk()).isTrue();

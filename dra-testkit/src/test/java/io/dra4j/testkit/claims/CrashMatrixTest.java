@@ -10,6 +10,7 @@ import io.dra4j.api.status.DeviceStatus;
 import io.dra4j.kube.ResourceClaim;
 import io.dra4j.runtime.internal.CrashPoints;
 import io.dra4j.runtime.internal.slices.SlicePublisher;
+import io.dra4j.runtime.testsupport.Await;
 import io.dra4j.runtime.testsupport.CdiValidators;
 import io.dra4j.runtime.testsupport.ChildProcess;
 import io.dra4j.testkit.kubelet.ClaimResult;
@@ -27,6 +28,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -261,19 +263,23 @@ class CrashMatrixTest {
    * The simulator may still hold the dead child's connection on the same socket path and swap it
    * for the new one: wait for a call to get through, retrying on UNAVAILABLE like the kubelet.
    */
-  private PluginInstance reconnected(PluginInstance plugin) throws Exception {
-    for (int attempt = 0; ; attempt++) {
-      try {
-        plugin.unprepare(List.of());
-        return plugin;
-      } catch (io.grpc.StatusRuntimeException e) {
-        if (attempt >= 20 || e.getStatus().getCode() != io.grpc.Status.Code.UNAVAILABLE) {
-          throw e;
-        }
-        Thread.sleep(100);
-        plugin = h.kubelet.awaitPluginAt(h.server.registrationSocket(), ClaimsHarness.WAIT);
-      }
-    }
+  private PluginInstance reconnected(PluginInstance plugin) {
+    AtomicReference<PluginInstance> current = new AtomicReference<>(plugin);
+    return Await.until(
+        "a call through to the new driver",
+        ClaimsHarness.WAIT,
+        () -> {
+          try {
+            current.get().unprepare(List.of());
+            return Optional.of(current.get());
+          } catch (io.grpc.StatusRuntimeException e) {
+            if (e.getStatus().getCode() != io.grpc.Status.Code.UNAVAILABLE) {
+              throw new AssertionError(e);
+            }
+            current.set(h.kubelet.awaitPluginAt(h.server.registrationSocket(), ClaimsHarness.WAIT));
+            return Optional.empty();
+          }
+        });
   }
 
   /** A claims driver in a child JVM ({@link CrashChild}) that blocks at a crash point. */

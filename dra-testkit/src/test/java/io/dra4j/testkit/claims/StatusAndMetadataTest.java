@@ -17,6 +17,7 @@ import io.dra4j.kube.ApplyOptions;
 import io.dra4j.kube.DeviceRequestAllocationResult;
 import io.dra4j.kube.KubeJson;
 import io.dra4j.kube.ResourceClaim;
+import io.dra4j.runtime.testsupport.Await;
 import io.dra4j.runtime.testsupport.CdiValidators;
 import io.dra4j.testkit.kubelet.ClaimResult;
 import java.nio.file.Files;
@@ -123,7 +124,7 @@ class StatusAndMetadataTest {
     String time = statusOf("retry").get(0).conditions().get(0).lastTransitionTime();
 
     // A later repeat keeps the transition time: the condition did not change.
-    Thread.sleep(1100);
+    Await.nextSecond();
     assertThat(h.plugin.prepare(List.of(claim)).get(claim.uid()).isOk()).isTrue();
     assertThat(statusOf("retry").get(0).conditions().get(0).lastTransitionTime()).isEqualTo(time);
   }

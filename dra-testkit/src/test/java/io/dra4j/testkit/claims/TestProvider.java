@@ -79,7 +79,7 @@ class TestProvider implements DeviceProvider, TypedConfig {
     maxInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
     try {
       if (prepareMillis > 0) {
-        Thread.sleep(prepareMillis);
+        Thread.sleep(prepareMillis); // the point: a slow device
       }
       during.run(allocation);
       return doPrepare(allocation);

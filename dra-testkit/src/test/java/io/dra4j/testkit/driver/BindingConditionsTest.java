@@ -27,6 +27,7 @@ import io.dra4j.kube.ResourceClaimSpec;
 import io.dra4j.kube.ResourceClaimStatus;
 import io.dra4j.runtime.DraDriver;
 import io.dra4j.runtime.internal.claims.BindingController;
+import io.dra4j.runtime.testsupport.Await;
 import io.dra4j.testkit.allocator.ClusterAllocator;
 import io.dra4j.testkit.allocator.PodDecision;
 import io.dra4j.testkit.apiserver.FakeApiServer;
@@ -40,7 +41,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.BooleanSupplier;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -70,16 +71,6 @@ class BindingConditionsTest {
   void tearDown() {
     client.close();
     api.close();
-  }
-
-  static void await(String what, BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out waiting for " + what);
-      }
-      Thread.sleep(20);
-    }
   }
 
   /** A provider whose answers the test sets per device; records every question and release. */
@@ -160,7 +151,8 @@ class BindingConditionsTest {
     allocated("elsewhere", NodeSelector.forNodeName("node-2"), result("gpu-0", DRIVER));
     try (BindingController c = BindingController.start(DRIVER, NODE, client, provider)) {
       assertThat(c.awaitSynced(WAIT)).isTrue();
-      await("Attached=False on both", () -> condition("mine", "gpu-1", "Attached").isPresent());
+      Await.until(
+          "Attached=False on both", WAIT, () -> condition("mine", "gpu-1", "Attached").isPresent());
       Condition pending = condition("mine", "gpu-0", "Attached").orElseThrow();
       assertThat(pending.status()).isEqualTo("False");
       assertThat(pending.reason()).isEqualTo("Pending");
@@ -168,16 +160,18 @@ class BindingConditionsTest {
       assertThat(status("mine")).extracting(AllocatedDeviceStatus::driver).containsOnly(DRIVER);
 
       provider.answers.put("gpu-0", BindingStatus.ready("gpu-0 attached"));
-      await(
+      Await.until(
           "gpu-0 Attached=True",
+          WAIT,
           () ->
               condition("mine", "gpu-0", "Attached")
                   .map(x -> x.status().equals("True"))
                   .orElse(false));
       assertThat(condition("mine", "gpu-1", "Attached").orElseThrow().status()).isEqualTo("False");
       provider.answers.put("gpu-1", BindingStatus.ready("gpu-1 attached"));
-      await(
+      Await.until(
           "gpu-1 Attached=True",
+          WAIT,
           () ->
               condition("mine", "gpu-1", "Attached")
                   .map(x -> x.status().equals("True"))
@@ -185,7 +179,7 @@ class BindingConditionsTest {
       // Settled: no more questions, and gpu-0's condition was kept while gpu-1 was written.
       assertThat(condition("mine", "gpu-0", "Attached").orElseThrow().status()).isEqualTo("True");
       int asked = provider.asked.size();
-      Thread.sleep(200);
+      Thread.sleep(200); // the point: ten poll intervals pass without a question
       assertThat(provider.asked).hasSize(asked);
       assertThat(status("elsewhere")).isEmpty();
       assertThat(provider.asked).allMatch(k -> k.startsWith(NODE + "/gpu-"));
@@ -201,7 +195,8 @@ class BindingConditionsTest {
     provider.answers.put("gpu-0", BindingStatus.failed("FabricDown", "no path to gpu-0"));
     ResourceClaim claim = allocated("c", NodeSelector.forNodeName(NODE), result("gpu-0", DRIVER));
     try (BindingController c = BindingController.start(DRIVER, NODE, client, provider)) {
-      await("AttachFailed=True", () -> condition("c", "gpu-0", "AttachFailed").isPresent());
+      Await.until(
+          "AttachFailed=True", WAIT, () -> condition("c", "gpu-0", "AttachFailed").isPresent());
       Condition failed = condition("c", "gpu-0", "AttachFailed").orElseThrow();
       assertThat(failed.status()).isEqualTo("True");
       assertThat(failed.reason()).isEqualTo("FabricDown");
@@ -212,7 +207,7 @@ class BindingConditionsTest {
       client.updateStatus(
           ResourceClaim.TYPE,
           current.withStatus(new ResourceClaimStatus(Optional.empty(), null, null, null)));
-      await("the release", () -> !provider.released.isEmpty());
+      Await.until("the release", WAIT, () -> !provider.released.isEmpty());
       assertThat(provider.released).containsExactly("c " + NODE + "/gpu-0");
     }
   }
@@ -223,7 +218,7 @@ class BindingConditionsTest {
     provider.answers.put("gpu-0", BindingStatus.ready("attached"));
     allocated("c", NodeSelector.forNodeName(NODE), result("gpu-0", DRIVER));
     try (BindingController c = BindingController.start(DRIVER, NODE, client, provider)) {
-      await("Attached=True", () -> condition("c", "gpu-0", "Attached").isPresent());
+      Await.until("Attached=True", WAIT, () -> condition("c", "gpu-0", "Attached").isPresent());
     }
     // What the claim pipeline applies after prepare, under the driver's own manager.
     AllocatedDeviceStatus ready =
@@ -309,8 +304,9 @@ class BindingConditionsTest {
           .contains("binding failure condition AttachFailed of device node-1/gpu-1 is True")
           .contains("the claim was deallocated");
       assertThat(client.get(ResourceClaim.TYPE, "ns", "bad").status().allocation()).isEmpty();
-      await(
+      Await.until(
           "the fake fabric released gpu-1",
+          WAIT,
           () -> provider.attachments().stream().noneMatch(a -> a.endsWith("/gpu-1")));
     }
   }
@@ -344,18 +340,15 @@ class BindingConditionsTest {
   }
 
   private static PodDecision awaitDecision(
-      ClusterAllocator scheduler, String pod, java.util.function.Predicate<PodDecision> done)
-      throws Exception {
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    while (true) {
-      PodDecision d = scheduler.schedulePod("ns", pod, NODE);
-      if (done.test(d)) {
-        return d;
-      }
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out; last decision: " + d.reason());
-      }
-      Thread.sleep(50);
-    }
+      ClusterAllocator scheduler, String pod, java.util.function.Predicate<PodDecision> done) {
+    AtomicReference<PodDecision> last = new AtomicReference<>();
+    return Await.until(
+        "the decision on " + pod,
+        WAIT,
+        () -> {
+          last.set(scheduler.schedulePod("ns", pod, NODE));
+          return Optional.of(last.get()).filter(done);
+        },
+        () -> "last decision: " + last.get().reason());
   }
 }

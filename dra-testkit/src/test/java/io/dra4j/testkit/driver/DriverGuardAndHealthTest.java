@@ -15,6 +15,7 @@ import io.dra4j.kube.ObjectMeta;
 import io.dra4j.kube.ResourceClaim;
 import io.dra4j.launcher.DriverMain;
 import io.dra4j.runtime.DraDriver;
+import io.dra4j.runtime.testsupport.Await;
 import io.dra4j.testkit.apiserver.FakeApiServer;
 import io.dra4j.testkit.kubelet.KubeletSimulator;
 import io.dra4j.testkit.kubelet.PluginInstance;
@@ -34,7 +35,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -109,16 +109,6 @@ class DriverGuardAndHealthTest {
     return published.devices(NODE).stream().map(Device::name).toList();
   }
 
-  static void await(String what, BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out waiting for " + what);
-      }
-      Thread.sleep(20);
-    }
-  }
-
   @Test
   void waitPublishesTheDevicesOnlyOnceTheDevicePluginIsGone() throws Exception {
     node("4");
@@ -134,7 +124,7 @@ class DriverGuardAndHealthTest {
 
       // The device plugin goes and its grace period ends: allocatable and capacity are zero.
       node("0");
-      await("the devices in the API server", () -> publishedDevices().size() == 2);
+      Await.until("the devices in the API server", WAIT, () -> publishedDevices().size() == 2);
       assertThat(publishedDevices()).containsExactly("gpu-0", "gpu-1");
       assertThat(driver.guardReport().orElseThrow().blocking()).isFalse();
       published.assertValid(Optional.of(NODE), nodeUid);
@@ -196,7 +186,7 @@ class DriverGuardAndHealthTest {
       assertThat(publishedDevices()).containsExactly("gpu-0", "gpu-1");
 
       provider.health().markUnhealthy("gpu-1", "XID79", "GPU has fallen off the bus");
-      await("the taint on gpu-1", () -> !taints("gpu-1").isEmpty());
+      Await.until("the taint on gpu-1", WAIT, () -> !taints("gpu-1").isEmpty());
       assertThat(taints("gpu-1"))
           .singleElement()
           .satisfies(
@@ -209,7 +199,7 @@ class DriverGuardAndHealthTest {
       published.assertValid(Optional.of(NODE), nodeUid);
 
       provider.health().markHealthy("gpu-1");
-      await("the taint lifted", () -> taints("gpu-1").isEmpty());
+      Await.until("the taint lifted", WAIT, () -> taints("gpu-1").isEmpty());
       published.assertValid(Optional.of(NODE), nodeUid);
     }
   }

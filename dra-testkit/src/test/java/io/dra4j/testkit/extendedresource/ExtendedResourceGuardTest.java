@@ -20,12 +20,11 @@ import io.dra4j.runtime.extendedresource.GuardReport;
 import io.dra4j.runtime.extendedresource.GuardReport.Conflict;
 import io.dra4j.runtime.extendedresource.GuardReport.DeviceRef;
 import io.dra4j.runtime.extendedresource.GuardReport.Phase;
+import io.dra4j.runtime.testsupport.Await;
 import io.dra4j.testkit.allocator.ExtendedResourceMapping;
 import io.dra4j.testkit.apiserver.FakeApiServer;
 import io.dra4j.testkit.kubelet.DeviceManager;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -34,7 +33,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -125,16 +123,6 @@ class ExtendedResourceGuardTest {
     return pools.stream().flatMap(p -> p.devices().stream()).map(Device::name).toList();
   }
 
-  static void await(String what, BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out waiting for " + what);
-      }
-      Thread.sleep(10);
-    }
-  }
-
   @Test
   void waitFollowsTheKubeletsDeviceManagerThroughEveryPhaseOfAMigrationAndBack() throws Exception {
     node("0");
@@ -142,7 +130,7 @@ class ExtendedResourceGuardTest {
     try (DeviceManager kubelet = DeviceManager.start(client, NODE, Duration.ofMillis(300))) {
       kubelet.register(GPU, 4);
       ExtendedResourceGuard g = start(guard(Policy.WAIT));
-      await("the plugin's 4 seen", () -> !g.report().conflicts().isEmpty());
+      Await.until("the plugin's 4 seen", WAIT, () -> !g.report().conflicts().isEmpty());
 
       // Phase device-plugin: the class's four devices are held back.
       assertThat(names(g.filter(pools))).containsExactly("gpu-4", "gpu-5", "gpu-6", "gpu-7");
@@ -175,7 +163,7 @@ class ExtendedResourceGuardTest {
       assertThat(phase(g)).isIn(Phase.PLUGIN_STOPPED, Phase.DRA);
 
       // The grace period ends: capacity 0, the name stays at 0. Migrated; nothing to republish.
-      await("capacity 0 after the grace period", () -> phase(g) == Phase.DRA);
+      Await.until("capacity 0 after the grace period", WAIT, () -> phase(g) == Phase.DRA);
       assertThat(client.get(Node.TYPE, "", NODE).status().capacity())
           .containsEntry(GPU, Quantity.of(0));
       assertThat(g.filter(pools)).isEqualTo(pools);
@@ -215,7 +203,7 @@ class ExtendedResourceGuardTest {
         Node.TYPE,
         current.withStatus(
             Node.Status.of(Map.of("cpu", Quantity.of(64)), Map.of("cpu", Quantity.of(64)))));
-    await("devices let through", () -> g.filter(pools).equals(pools));
+    Await.until("devices let through", WAIT, () -> g.filter(pools).equals(pools));
   }
 
   @Test
@@ -291,7 +279,7 @@ class ExtendedResourceGuardTest {
           // not there yet
         }
       }
-      awaitNextSecond();
+      Await.nextSecond();
       b = createClass("b-tie", Optional.of(GPU), OURS);
       a = createClass("a-tie", Optional.of(GPU), OURS);
     } while (!a.metadata().creationTimestamp().equals(b.metadata().creationTimestamp())
@@ -303,11 +291,12 @@ class ExtendedResourceGuardTest {
     assertThat(schedulerChoice()).isEqualTo("a-tie");
 
     // A class created later wins over both, whatever its name.
-    awaitNextSecond();
+    Await.nextSecond();
     DeviceClass z = createClass("z-new", Optional.of(GPU), OURS);
     assertThat(z.metadata().creationTimestamp()).isNotEqualTo(a.metadata().creationTimestamp());
-    await(
+    Await.until(
         "the new duplicate",
+        WAIT,
         () ->
             g.report()
                 .duplicates()
@@ -369,14 +358,9 @@ class ExtendedResourceGuardTest {
 
   /** Waits for a republish (a change listener call) after {@code mark} of exactly these. */
   private void awaitPublished(int mark, List<String> devices) throws InterruptedException {
-    await(
+    Await.until(
         "a republish with " + devices,
+        WAIT,
         () -> published.subList(mark, published.size()).contains(devices));
-  }
-
-  private static void awaitNextSecond() throws InterruptedException {
-    Instant now = Instant.now();
-    Instant next = now.truncatedTo(ChronoUnit.SECONDS).plusSeconds(1);
-    Thread.sleep(Math.max(0, Duration.between(now, next).toMillis() + 5));
   }
 }

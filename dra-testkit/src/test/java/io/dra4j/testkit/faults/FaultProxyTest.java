@@ -12,6 +12,7 @@ import io.dra4j.kube.ObjectMeta;
 import io.dra4j.kube.Watch;
 import io.dra4j.kube.WatchEvent;
 import io.dra4j.kube.WatchHandler;
+import io.dra4j.runtime.testsupport.Await;
 import io.dra4j.testkit.apiserver.FakeApiServer;
 import java.time.Duration;
 import java.util.Optional;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Test;
 
 /** The fault proxy in front of the test kit's API server, with the driver's own client. */
 class FaultProxyTest {
+  static final Duration WAIT = Duration.ofSeconds(30);
   final FakeApiServer api = FakeApiServer.start();
   FaultProxy proxy;
   HttpKubeClient client;
@@ -106,12 +108,15 @@ class FaultProxyTest {
     HttpKubeClient c = through(plan, 1000, 1000, 0);
     api.putNode("node-1");
     plan.start();
-    Thread.sleep(300);
+    Await.until("the proxy down", WAIT, () -> proxy.injected().get(Fault.OUTAGE) == 1);
     assertThatThrownBy(() -> c.get(Node.TYPE, "", "node-1"))
         .isInstanceOfSatisfying(
             KubeException.class, e -> assertThat(e.reason()).isEqualTo("ConnectionFailed"));
-    Thread.sleep(1700);
-    assertThat(c.get(Node.TYPE, "", "node-1").metadata().name()).isEqualTo("node-1");
+    Await.until(
+        "a read through the proxy after the outage",
+        WAIT,
+        () -> c.get(Node.TYPE, "", "node-1").metadata().name().equals("node-1"));
+    assertThat(plan.inOutage()).isFalse();
     assertThat(proxy.injected().get(Fault.OUTAGE)).isEqualTo(1);
   }
 

@@ -17,6 +17,7 @@ import io.dra4j.kube.ResourceClaim;
 import io.dra4j.kube.ResourceClaimStatus;
 import io.dra4j.kube.ResourceSlice;
 import io.dra4j.runtime.DraDriver;
+import io.dra4j.runtime.testsupport.Await;
 import io.dra4j.testkit.apiserver.FakeApiServer;
 import io.dra4j.testkit.kubelet.ClaimResult;
 import io.dra4j.testkit.kubelet.KubeletSimulator;
@@ -189,7 +190,7 @@ class FaultSoakTest {
         plan.start();
         long end = System.nanoTime() + duration.toNanos();
         while (System.nanoTime() < end) {
-          Thread.sleep(1000);
+          Thread.sleep(1000); // the point: the soak lasts its duration
         }
         running.set(false);
         for (Future<?> f : loops) {
@@ -220,7 +221,7 @@ class FaultSoakTest {
               .isLessThanOrEqualTo(QPS * RATE_JITTER.toMillis() / 1000.0);
         }
         for (NodeRig rig : rigs) {
-          await(
+          Await.until(
               rig.name() + "'s slices equal its inventory", SETTLE, () -> slicesMatch(direct, rig));
           String nodeUid = direct.get(io.dra4j.kube.Node.TYPE, "", rig.name()).metadata().uid();
           PublishedSlices.onNode(api, DRIVER, rig.name())
@@ -477,17 +478,7 @@ class FaultSoakTest {
     }
   }
 
-  private static void await(String what, Duration timeout, BooleanSupplier condition)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out waiting until " + what);
-      }
-      Thread.sleep(200);
-    }
-  }
-
+  /** Paces the load (the kubelet's retries, the flapping devices): the point, not a wait. */
   private static void pause(long millis) {
     try {
       Thread.sleep(millis);

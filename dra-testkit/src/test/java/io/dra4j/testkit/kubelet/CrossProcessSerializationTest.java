@@ -7,6 +7,7 @@ import io.dra4j.api.claim.ClaimRef;
 import io.dra4j.api.provider.DeviceProvider;
 import io.dra4j.runtime.internal.kubelet.KubeletPluginServer;
 import io.dra4j.runtime.internal.kubelet.SocketNames;
+import io.dra4j.runtime.testsupport.Await;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -112,15 +113,11 @@ class CrossProcessSerializationTest {
     }
   }
 
-  private static void awaitLine(Path log, String line) throws Exception {
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    while (System.nanoTime() < deadline) {
-      if (Files.exists(log) && Files.readAllLines(log).contains(line)) {
-        return;
-      }
-      Thread.sleep(5);
-    }
-    throw new AssertionError("no \"" + line + "\" in " + log);
+  private static void awaitLine(Path log, String line) {
+    Await.until(
+        "\"" + line + "\" in " + log,
+        WAIT,
+        () -> Files.exists(log) && Files.readAllLines(log).contains(line));
   }
 
   /** Waits until /proc/locks shows {@code pid} waiting ("->") for a lock on {@code file}. */
@@ -130,21 +127,20 @@ class CrossProcessSerializationTest {
       return false;
     }
     long inode = (Long) Files.getAttribute(file, "unix:ino");
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    while (System.nanoTime() < deadline) {
-      for (String line : Files.readAllLines(locks)) {
-        String[] f = line.trim().split("\\s+");
-        // "1: -> POSIX  ADVISORY  WRITE 5973 fe:00:2146610 0 EOF"
-        if (f.length >= 7
-            && f[1].equals("->")
-            && f[5].equals(Long.toString(pid))
-            && f[6].endsWith(":" + inode)) {
-          return true;
-        }
-      }
-      Thread.sleep(5);
-    }
-    throw new AssertionError("the child never waited for the lock on " + file);
+    Await.until(
+        "the child waiting for the lock on " + file,
+        WAIT,
+        () ->
+            Files.readAllLines(locks).stream()
+                .map(line -> line.trim().split("\\s+"))
+                // "1: -> POSIX  ADVISORY  WRITE 5973 fe:00:2146610 0 EOF"
+                .anyMatch(
+                    f ->
+                        f.length >= 7
+                            && f[1].equals("->")
+                            && f[5].equals(Long.toString(pid))
+                            && f[6].endsWith(":" + inode)));
+    return true;
   }
 
   private static String read(Path p) {

@@ -1,5 +1,6 @@
 package io.dra4j.testkit.kubelet;
 
+import static io.dra4j.testkit.kubelet.Harness.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -7,6 +8,7 @@ import io.dra4j.api.device.Quantity;
 import io.dra4j.kube.HttpKubeClient;
 import io.dra4j.kube.Node;
 import io.dra4j.kube.ObjectMeta;
+import io.dra4j.runtime.testsupport.Await;
 import io.dra4j.testkit.apiserver.FakeApiServer;
 import java.time.Duration;
 import java.util.Map;
@@ -18,6 +20,7 @@ import org.junit.jupiter.api.Test;
 class DeviceManagerTest {
   static final String NODE = "node-1";
   static final String FUSE = "devic.es/fuse";
+  static final String MARKER = "devic.es/marker";
 
   FakeApiServer server;
   HttpKubeClient client;
@@ -59,11 +62,10 @@ class DeviceManagerTest {
       dm.stop(FUSE);
       assertThat(status().capacity()).containsEntry(FUSE, Quantity.of(10));
       assertThat(status().allocatable()).containsEntry(FUSE, Quantity.of(0));
-      long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-      while (!status().capacity().get(FUSE).equals(Quantity.of(0))) {
-        assertThat(System.nanoTime()).isLessThan(deadline);
-        Thread.sleep(20);
-      }
+      Await.until(
+          "capacity 0 after the grace period",
+          WAIT,
+          () -> status().capacity().get(FUSE).equals(Quantity.of(0)));
       // The name stays at 0: the kubelet keeps it to mark it as a device plugin's.
       assertThat(status().allocatable()).containsEntry(FUSE, Quantity.of(0));
       assertThatThrownBy(() -> dm.stop(FUSE)).hasMessageContaining("no device plugin registered");
@@ -76,7 +78,13 @@ class DeviceManagerTest {
       dm.register(FUSE, 2);
       dm.stop(FUSE);
       dm.register(FUSE, 3);
-      Thread.sleep(600);
+      // A plugin stopped later: once its grace period is over, so is the first one's.
+      dm.register(MARKER, 1);
+      dm.stop(MARKER);
+      Await.until(
+          "the marker's grace period over",
+          WAIT,
+          () -> Quantity.of(0).equals(status().capacity().get(MARKER)));
       assertThat(status().capacity()).containsEntry(FUSE, Quantity.of(3));
       assertThat(status().allocatable()).containsEntry(FUSE, Quantity.of(3));
     }

@@ -9,6 +9,7 @@ import io.dra4j.runtime.internal.kubelet.DeviceHealthState;
 import io.dra4j.runtime.internal.kubelet.HealthSnapshot;
 import io.dra4j.runtime.internal.kubelet.InMemoryHealthSource;
 import io.dra4j.runtime.internal.kubelet.KubeletPluginServer;
+import io.dra4j.runtime.testsupport.Await;
 import io.grpc.Status;
 import java.nio.file.Path;
 import java.util.List;
@@ -121,11 +122,7 @@ class HealthStreamTest {
     }
   }
 
-  private void awaitSubscribers(int count) throws InterruptedException {
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    while (health.subscriberCount() != count && System.nanoTime() < deadline) {
-      Thread.sleep(5);
-    }
-    assertThat(health.subscriberCount()).isEqualTo(count);
+  private void awaitSubscribers(int count) {
+    Await.until(count + " subscribers", WAIT, () -> health.subscriberCount() == count);
   }
 }

@@ -4,6 +4,7 @@ import static io.dra4j.testkit.kubelet.Harness.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dra4j.proto.pluginregistration.RegistrationStatus;
+import io.dra4j.runtime.testsupport.Await;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.ServerSocketChannel;
@@ -139,11 +140,17 @@ class KubeletSimulatorTest {
                 registry.resolve("sub/dir/n-reg.sock"),
                 FakePlugin.info("DRAPlugin", "nested.example.com", "", "v1.DRAPlugin"))) {
       kubelet.awaitPlugin("nested.example.com", WAIT);
-      // Hidden ones would have been found by now, in the same walk.
-      Thread.sleep(200);
-      assertThat(kubelet.plugins())
-          .extracting(PluginInstance::driverName)
-          .containsExactly("nested.example.com");
+      // The hidden ones came first, so the walk that found nested saw them too; a plugin added
+      // now is registered by a later walk, after that one registered all it found.
+      try (FakePlugin later =
+          new FakePlugin(
+              registry.resolve("later-reg.sock"),
+              FakePlugin.info("DRAPlugin", "later.example.com", "", "v1.DRAPlugin"))) {
+        kubelet.awaitPlugin("later.example.com", WAIT);
+        assertThat(kubelet.plugins())
+            .extracting(PluginInstance::driverName)
+            .containsExactlyInAnyOrder("nested.example.com", "later.example.com");
+      }
       assertThat(hiddenFile.notifications).isEmpty();
       assertThat(hiddenDir.notifications).isEmpty();
     }
@@ -181,10 +188,7 @@ class KubeletSimulatorTest {
   }
 
   private void assertRejected(FakePlugin plugin, String reason) throws Exception {
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    while (plugin.notifications.isEmpty() && System.nanoTime() < deadline) {
-      Thread.sleep(5);
-    }
+    Await.until("a notification", WAIT, () -> !plugin.notifications.isEmpty());
     assertThat(plugin.notifications).hasSize(1);
     assertThat(plugin.notifications.get(0).getPluginRegistered()).isFalse();
     assertThat(plugin.notifications.get(0).getError()).contains(reason);

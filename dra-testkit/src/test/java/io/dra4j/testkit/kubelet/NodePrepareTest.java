@@ -8,6 +8,7 @@ import io.dra4j.api.claim.ClaimRef;
 import io.dra4j.runtime.internal.kubelet.ClaimPrepareResult;
 import io.dra4j.runtime.internal.kubelet.KubeletPluginServer;
 import io.dra4j.runtime.internal.kubelet.UdsChannels;
+import io.dra4j.runtime.testsupport.Await;
 import io.grpc.ForwardingServerCallListener;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
@@ -279,11 +280,10 @@ class NodePrepareTest {
     assertThat(aInside.await(20, TimeUnit.SECONDS)).isTrue();
     CompletableFuture<Map<String, ClaimResult>> b =
         CompletableFuture.supplyAsync(() -> plugin.prepare(List.of(B)), Harness.THREADS);
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    while (log.stream().filter("requested"::equals).count() < 2 && System.nanoTime() < deadline) {
-      Thread.sleep(1);
-    }
-    assertThat(log).as("both calls reached the server").filteredOn("requested"::equals).hasSize(2);
+    Await.until(
+        "both calls reached the server",
+        WAIT,
+        () -> log.stream().filter("requested"::equals).count() == 2);
     // B runs to completion on its own; wait for it before releasing A.
     b.get(20, TimeUnit.SECONDS);
     releaseA.countDown();

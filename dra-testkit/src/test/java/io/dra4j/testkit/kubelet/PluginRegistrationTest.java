@@ -14,6 +14,7 @@ import io.dra4j.runtime.internal.kubelet.KubeletPluginServer;
 import io.dra4j.runtime.internal.kubelet.SocketNames;
 import io.dra4j.runtime.internal.kubelet.UdsChannels;
 import io.dra4j.runtime.report.RegistrationStatus;
+import io.dra4j.runtime.testsupport.Await;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -68,7 +69,8 @@ class PluginRegistrationTest {
     assertThat(plugin.draVersion()).isEqualTo(DraVersion.V1);
     assertThat(plugin.healthVersion()).isEmpty();
 
-    RegistrationStatus status = awaitStatus(server);
+    RegistrationStatus status =
+        Await.until("the registration status", WAIT, server::registrationStatus);
     assertThat(status.registered()).isTrue();
     assertThat(status.error()).isEmpty();
     assertThat(notified).containsExactly(status);
@@ -180,7 +182,7 @@ class PluginRegistrationTest {
     assertThat(fresh.draSocket().getFileName().toString()).isEqualTo("dra-new-pod.sock");
     assertThat(first.endpoint()).isNotEqualTo(second.endpoint());
     // The kubelet prefers connected instances; the new one connects at once, as it is dialled.
-    awaitConnected(second);
+    Await.until("the second instance connected", WAIT, second::isConnected);
     assertThat(h.kubelet.plugin(DRIVER)).contains(second);
     h.kubelet.plugin(DRIVER).orElseThrow().prepare(List.of(CLAIM));
     assertThat(newService.prepareCalls).hasSize(1);
@@ -205,19 +207,11 @@ class PluginRegistrationTest {
             FakePlugin.info(
                 "DRAPlugin", DRIVER, tmp.resolve("nothing.sock").toString(), "v1.DRAPlugin"))) {
       PluginInstance newest = h.kubelet.awaitPluginAt(h.registry.resolve("dead-reg.sock"), WAIT);
-      awaitConnected(serving);
+      Await.until("the serving instance connected", WAIT, serving::isConnected);
       assertThat(h.kubelet.plugins()).containsExactly(serving, newest);
       assertThat(h.kubelet.plugin(DRIVER)).contains(serving);
       h.kubelet.plugin(DRIVER).orElseThrow().prepare(List.of(CLAIM));
       assertThat(service.prepareCalls).hasSize(1);
-    }
-  }
-
-  private static void awaitConnected(PluginInstance plugin) throws InterruptedException {
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    while (!plugin.isConnected()) {
-      assertThat(System.nanoTime()).as("%s connected within %s", plugin, WAIT).isLessThan(deadline);
-      Thread.sleep(10);
     }
   }
 
@@ -271,15 +265,6 @@ class PluginRegistrationTest {
     Path p = dir.resolve("x".repeat(pad));
     assertThat(p.toString()).hasSize(bytes);
     return Files.createDirectories(p);
-  }
-
-  private static RegistrationStatus awaitStatus(KubeletPluginServer server)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    while (server.registrationStatus().isEmpty() && System.nanoTime() < deadline) {
-      Thread.sleep(10);
-    }
-    return server.registrationStatus().orElseThrow();
   }
 
   private static MultiThreadIoEventLoopGroup group;

@@ -10,6 +10,7 @@ import io.dra4j.runtime.internal.kubelet.DeviceHealthState;
 import io.dra4j.runtime.internal.kubelet.HealthSnapshot;
 import io.dra4j.runtime.internal.kubelet.InMemoryHealthSource;
 import io.dra4j.runtime.internal.kubelet.KubeletPluginServer;
+import io.dra4j.runtime.testsupport.Await;
 import io.dra4j.runtime.testsupport.ChildProcess;
 import io.dra4j.runtime.testsupport.PeerTools;
 import java.io.IOException;
@@ -156,11 +157,10 @@ class PythonPeerTest {
       assertThat(driver.process().waitFor(30, TimeUnit.SECONDS))
           .as("driver output: %s", driver.output())
           .isTrue();
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-      while (kubelet.plugin("py.example.com").isPresent() && System.nanoTime() < deadline) {
-        Thread.sleep(20);
-      }
-      assertThat(kubelet.plugin("py.example.com")).as("deregistered").isEmpty();
+      Await.until(
+          "py.example.com deregistered",
+          Duration.ofSeconds(30),
+          () -> kubelet.plugin("py.example.com").isEmpty());
     }
   }
 

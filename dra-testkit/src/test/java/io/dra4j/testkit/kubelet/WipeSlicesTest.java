@@ -68,7 +68,17 @@ class WipeSlicesTest {
     h.kubelet.awaitEvent(e -> e.kind() == SimulatorEvent.Kind.DEREGISTERED, WAIT);
     KubeletPluginServer second = h.start(h.server(new ScriptedNodeService()));
     h.kubelet.awaitPluginAt(second.registrationSocket(), WAIT);
-    Thread.sleep(2500);
+    // Another driver gone later: once its slices are wiped, the delay after first went is over.
+    String marker = "marker.example.com";
+    try (KubeletPluginServer other =
+        h.server(new ScriptedNodeService())
+            .driverName(marker)
+            .pluginDataDirectory(tmp.resolve("plugins").resolve(marker))
+            .start()) {
+      h.kubelet.awaitPluginAt(other.registrationSocket(), WAIT);
+    }
+    h.kubelet.awaitEvent(
+        e -> e.kind() == SimulatorEvent.Kind.SLICES_WIPED && e.driverName().equals(marker), WAIT);
     assertThat(names()).containsExactly("node-1-gpu");
 
     second.close();

@@ -1,10 +1,12 @@
 package io.dra4j.testkit.load;
 
+import io.dra4j.runtime.testsupport.Await;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.stream.Stream;
 
 /**
@@ -41,19 +43,15 @@ public record Resources(int threads, long fds, long heapBytes) {
   }
 
   /**
-   * Waits until the resources are back within the slack of {@code baseline}, or {@code timeout}
-   * passed: idle pool threads and connections time out after a while (the JDK's HTTP client keeps
-   * idle threads 60 s). Returns the last reading.
+   * Waits until the resources are back within the slack of {@code baseline}: idle pool threads and
+   * connections time out after a while (the JDK's HTTP client keeps idle threads 60 s).
    */
-  public static Resources settled(Resources baseline, Duration timeout)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    Resources r = now();
-    while (!r.within(baseline) && System.nanoTime() < deadline) {
-      Thread.sleep(2000);
-      r = now();
-    }
-    return r;
+  public static Resources settled(Resources baseline, Duration timeout) {
+    return Await.until(
+        "threads, file descriptors and heap back within their slack of " + baseline,
+        timeout,
+        () -> Optional.of(now()).filter(r -> r.within(baseline)),
+        () -> "now: " + now());
   }
 
   /** True when every figure is within its slack of {@code baseline}. */

@@ -30,6 +30,7 @@ import io.dra4j.runtime.internal.slices.PoolValidation;
 import io.dra4j.runtime.internal.slices.PublishListener;
 import io.dra4j.runtime.internal.slices.SlicePublisher;
 import io.dra4j.runtime.report.PublisherStats;
+import io.dra4j.runtime.testsupport.Await;
 import io.dra4j.testkit.apiserver.FakeApiServer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -37,7 +38,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.BooleanSupplier;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -154,16 +154,6 @@ class SlicePublisherTest {
     published.assertValid(Optional.of(NODE), nodeUid);
   }
 
-  static void eventually(String what, BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out waiting until " + what);
-      }
-      Thread.sleep(10);
-    }
-  }
-
   // ---------------------------------------------------------------------------------------------
 
   @Test
@@ -191,7 +181,7 @@ class SlicePublisherTest {
     client.delete(Node.TYPE, "", NODE, Preconditions.NONE);
     SlicePublisher p = start();
     p.publish(List.of(Pool.of(NODE, List.of(gpu(0)))));
-    eventually("the missing Node reported", () -> !events.errors.isEmpty());
+    Await.until("the missing Node reported", WAIT, () -> !events.errors.isEmpty());
     assertThat(events.errors.get(0))
         .contains("Node \"" + NODE + "\" does not exist")
         .contains("--node-name")
@@ -396,7 +386,7 @@ class SlicePublisherTest {
               public void onClose(Optional<KubeException> error) {}
             })) {
       publishAndWait(p, Pool.of(NODE, gpus(200)));
-      eventually("3 watch events", () -> seen.size() == 3);
+      Await.until("3 watch events", WAIT, () -> seen.size() == 3);
       assertThat(seen.get(0)).isEqualTo("DELETED " + names.get(2));
       assertThat(seen.subList(1, 3))
           .containsExactlyInAnyOrder("MODIFIED " + names.get(0), "MODIFIED " + names.get(1));
@@ -404,7 +394,7 @@ class SlicePublisherTest {
 
       seen.clear();
       publishAndWait(p, Pool.of(NODE, gpus(257)));
-      eventually("3 more watch events", () -> seen.size() == 3);
+      Await.until("3 more watch events", WAIT, () -> seen.size() == 3);
       assertThat(seen.subList(0, 2))
           .containsExactlyInAnyOrder("MODIFIED " + names.get(0), "MODIFIED " + names.get(1));
       assertThat(seen.get(2)).startsWith("ADDED ");
@@ -444,7 +434,7 @@ class SlicePublisherTest {
     client.deleteCollection(ResourceSlice.TYPE, "", ListOptions.fields("spec.nodeName=" + NODE));
     assertThat(published.pool(NODE)).isEmpty();
 
-    eventually("the slices are back", () -> published.pool(NODE).size() == 8);
+    Await.until("the slices are back", WAIT, () -> published.pool(NODE).size() == 8);
     assertThat(p.awaitIdle(WAIT)).isTrue();
     assertThat(published.devices(NODE)).isEqualTo(gpus(1000));
     assertThat(p.stats().creates()).isEqualTo(16);
@@ -490,7 +480,7 @@ class SlicePublisherTest {
     }
     devices.set(3, gpu(3).toBuilder().attribute("model", "x").build());
     p.publish(List.of(Pool.of(NODE, devices)));
-    eventually("a conflict", () -> p.stats().conflicts() >= 1);
+    Await.until("a conflict", WAIT, () -> p.stats().conflicts() >= 1);
     server.faults().clear();
     assertThat(p.awaitIdle(WAIT)).isTrue();
     assertThat(published.devices(NODE)).isEqualTo(devices);
@@ -652,7 +642,7 @@ class SlicePublisherTest {
 
     // Deleted behind our back: recreated like a node-local slice.
     client.delete(ResourceSlice.TYPE, "", s.metadata().name(), io.dra4j.kube.Preconditions.NONE);
-    eventually("the all-nodes slice is back", () -> published.pool(net.name()).size() == 1);
+    Await.until("the all-nodes slice is back", WAIT, () -> published.pool(net.name()).size() == 1);
 
     publishAndWait(p, Pool.of(NODE, gpus(1)));
     assertThat(published.pool(net.name())).isEmpty();
@@ -712,7 +702,7 @@ class SlicePublisherTest {
     assertThat(p.stats().conflicts()).isZero();
 
     server.faults().clear();
-    eventually("the informer is back", () -> server.openWatches() > 0);
+    Await.until("the informer is back", WAIT, () -> server.openWatches() > 0);
     assertThat(p.awaitIdle(WAIT)).isTrue();
     assertThat(published.pool(NODE)).hasSize(2);
     assertThat(published.devices(NODE)).isEqualTo(changed);
