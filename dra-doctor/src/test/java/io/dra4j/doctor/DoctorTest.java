@@ -17,6 +17,7 @@ import io.dra4j.kube.Pod;
 import io.dra4j.kube.ResourceClaim;
 import io.dra4j.kube.ResourceSlice;
 import io.dra4j.kube.ResourceType;
+import io.dra4j.runtime.testsupport.Await;
 import io.dra4j.testkit.apiserver.FakeApiServer;
 import io.dra4j.testkit.kubelet.DeviceManager;
 import java.io.ByteArrayOutputStream;
@@ -549,7 +550,7 @@ class DoctorTest {
   void duplicateNamesNameTheWinnerAsTheSchedulerPicksIt() throws Exception {
     node(NODE, "");
     gpuClass("gpu-old", "true");
-    Thread.sleep(1100); // creation times have whole seconds
+    Await.nextSecond();
     gpuClass("gpu-new", "true");
     Run r = doctor();
     assertThat(r.exit()).isEqualTo(1);
@@ -705,7 +706,7 @@ class DoctorTest {
   void aPodThatAskedBeforeItsClassExistedIsAWarning() throws Exception {
     node(NODE, "");
     pod("default", "early", "", "");
-    Thread.sleep(1100);
+    Await.nextSecond();
     gpuClass("gpu.example.com", "true");
     slice(NODE, 1, "");
     Run r = doctor();
@@ -892,6 +893,7 @@ class DoctorTest {
     assertThat(one.exit()).isZero();
     assertThat(one.report().path("node").asText()).isEqualTo(NODE);
     assertThat(one.report().path("supply"))
+        .isNotEmpty()
         .allSatisfy(s -> assertThat(s.path("node").asText()).isEqualTo(NODE));
     Run two = doctor("--node", "node-2");
     assertThat(two.exit()).isEqualTo(2);
