@@ -153,7 +153,7 @@ class FakeKubernetes137Test {
     assertThat(p.bindingStatus(one)).isInstanceOf(BindingStatus.Pending.class);
     assertThat(p.bindingStatus(two)).isInstanceOf(BindingStatus.Pending.class);
     assertThat(p.attachments()).hasSize(2);
-    Thread.sleep(250);
+    Thread.sleep(250); // the point: the attach delay, wall time, passes
     assertThat(p.bindingStatus(one)).isEqualTo(BindingStatus.ready("gpu-1 is attached"));
     assertThat(p.bindingStatus(two))
         .isEqualTo(

@@ -1,5 +1,6 @@
 package io.dra4j.examples.fake;
 
+import io.dra4j.runtime.testsupport.Await;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -7,9 +8,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The Java processes a test starts from the shipped jars (the API server, drivers), each writing
@@ -18,10 +19,6 @@ import java.util.concurrent.TimeUnit;
 final class JarProcesses {
   private final List<Process> processes = new ArrayList<>();
   private final List<Path> logs = new ArrayList<>();
-
-  interface Check {
-    boolean ok() throws Exception;
-  }
 
   /** Starts {@code java args...} with both output streams in {@code log}. */
   Process start(Path log, String... args) throws IOException {
@@ -44,24 +41,21 @@ final class JarProcesses {
     processes.forEach(Process::destroyForcibly);
   }
 
-  /** Polls {@code check} for up to 60 s (an exception counts as not yet). */
-  void await(Check check, String what) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (System.nanoTime() < deadline) {
-      try {
-        if (check.ok()) {
-          return;
-        }
-      } catch (Exception e) {
-        // not yet
-      }
-      Thread.sleep(100);
-    }
-    StringBuilder message = new StringBuilder("timed out waiting for ").append(what);
-    for (Path log : logs) {
-      message.append('\n').append(log.getFileName()).append(":\n").append(read(log));
-    }
-    throw new AssertionError(message.toString());
+  /**
+   * Polls {@code check} for up to 60 s (an exception counts as not yet); a failure shows the logs.
+   */
+  void await(Await.Check check, String what) {
+    Await.until(
+        what,
+        Duration.ofSeconds(60),
+        check,
+        () -> {
+          StringBuilder message = new StringBuilder();
+          for (Path log : logs) {
+            message.append(log.getFileName()).append(":\n").append(read(log)).append('\n');
+          }
+          return message.toString();
+        });
   }
 
   /** A log's text so far, or why it could not be read. */

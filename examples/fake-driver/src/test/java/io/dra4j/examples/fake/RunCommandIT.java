@@ -9,6 +9,7 @@ import io.dra4j.kube.KubeJson;
 import io.dra4j.kube.ListOptions;
 import io.dra4j.kube.Node;
 import io.dra4j.kube.ResourceSlice;
+import io.dra4j.runtime.testsupport.Await;
 import io.dra4j.testkit.kubelet.KubeletSimulator;
 import io.dra4j.testkit.kubelet.PluginInstance;
 import java.net.ServerSocket;
@@ -156,7 +157,7 @@ class RunCommandIT {
     }
   }
 
-  private void await(JarProcesses.Check check, String what) throws Exception {
+  private void await(Await.Check check, String what) {
     processes.await(check, what);
   }
 

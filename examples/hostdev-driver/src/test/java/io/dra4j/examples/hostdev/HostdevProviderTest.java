@@ -21,6 +21,7 @@ import io.dra4j.api.provider.Inventory;
 import io.dra4j.api.provider.ProviderContext;
 import io.dra4j.runtime.cdi.CdiKind;
 import io.dra4j.runtime.cdi.ClaimSpec;
+import io.dra4j.runtime.testsupport.Await;
 import io.dra4j.runtime.testsupport.CdiValidators;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -165,8 +166,9 @@ class HostdevProviderTest {
             });
 
     link("kvm", "/dev/zero");
-    await(
+    Await.until(
         "kvm healthy",
+        Duration.ofSeconds(60),
         () ->
             reports.stream()
                 .anyMatch(
@@ -174,17 +176,9 @@ class HostdevProviderTest {
     assertThat(inventoryChanges).hasValue(0);
 
     link("ttyUSB1", "/dev/zero");
-    await("a new inventory for ttyUSB1", () -> inventoryChanges.get() > 0);
+    Await.until(
+        "a new inventory for ttyUSB1", Duration.ofSeconds(60), () -> inventoryChanges.get() > 0);
     assertThat(devices(provider.discover(ctx))).hasSize(3);
-  }
-
-  static void await(String what, java.util.function.BooleanSupplier condition)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-    while (!condition.getAsBoolean()) {
-      assertThat(System.nanoTime()).as(what).isLessThan(deadline);
-      Thread.sleep(10);
-    }
   }
 
   @Test
