@@ -1,6 +1,7 @@
 package io.dra4j.nvidia;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
@@ -80,9 +81,12 @@ class GpuConfigTest {
   }
 
   @Test
-  void otherConfigTypesAreNotValidatedHere() {
+  void theProviderValidatesGpuConfigsAndNothingElse() {
     try (NvidiaDeviceProvider p = new NvidiaDeviceProvider()) {
-      p.validate("something else");
+      assertThatThrownBy(() -> p.validate(new GpuConfig(new GpuConfig.Sharing("MPS"))))
+          .isInstanceOf(IllegalArgumentException.class);
+      assertThatCode(() -> p.validate(GpuConfig.exclusive())).doesNotThrowAnyException();
+      assertThatCode(() -> p.validate("something else")).doesNotThrowAnyException();
     }
   }
 }

@@ -225,14 +225,14 @@ class NvmlBindingTest {
   }
 
   @Test
-  void theListOfLibraryDirsIsTheDocumentedOrder() {
-    assertThat(NvmlLoader.LIBRARY_DIRS)
-        .isEqualTo(
-            List.of(
-                "usr/lib64",
-                "usr/lib/x86_64-linux-gnu",
-                "usr/lib/aarch64-linux-gnu",
-                "lib64",
-                "usr/lib"));
+  void theFirstDirectoryInSearchOrderWins() throws Exception {
+    FakeNvml fake = FakeNvml.current();
+    Path root = tmp.resolve("driver");
+    for (String dir : List.of("usr/lib", "usr/lib64")) {
+      Files.createDirectories(root.resolve(dir));
+      Files.createSymbolicLink(root.resolve(dir).resolve("libnvidia-ml.so.1"), fake.library());
+    }
+    assertThat(NvmlLoader.load(root, Optional.empty()).toString())
+        .contains(root.resolve("usr/lib64/libnvidia-ml.so.1").toString());
   }
 }
