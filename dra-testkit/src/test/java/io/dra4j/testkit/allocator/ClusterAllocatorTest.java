@@ -23,6 +23,7 @@ import io.dra4j.kube.Preconditions;
 import io.dra4j.kube.ResourceClaim;
 import io.dra4j.kube.ResourceClaimConsumerReference;
 import io.dra4j.kube.ResourceSlice;
+import io.dra4j.runtime.testsupport.Await;
 import io.dra4j.testkit.apiserver.FakeApiServer;
 import io.dra4j.testkit.schema.OpenApiSchemas;
 import java.time.Clock;
@@ -229,7 +230,7 @@ class ClusterAllocatorTest {
       for (DeviceClass c : tie) {
         client.delete(DeviceClass.TYPE, "", c.metadata().name(), Preconditions.NONE);
       }
-      Thread.sleep(1000 - Instant.now().toEpochMilli() % 1000 + 20); // at the start of a second
+      Await.nextSecond(); // at the start of a second
       tie =
           List.of(
               client.create(DeviceClass.TYPE, tieClass("a-tie")),
