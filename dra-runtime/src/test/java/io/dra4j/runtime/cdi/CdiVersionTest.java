@@ -17,7 +17,10 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** One test per row of the CDI library's MinimumRequiredVersion table. */
+/**
+ * The rows of the CDI library's MinimumRequiredVersion table, one test per row the model can
+ * produce.
+ */
 class CdiVersionTest {
   private static final CdiKind KIND = CdiKind.of("vendor.com", "gpu");
   private static final ContainerEdits ENV = ContainerEdits.builder().env("A", "1").build();
