@@ -10,6 +10,7 @@ import io.dra4j.api.provider.Inventory;
 import io.dra4j.api.provider.Pool;
 import io.dra4j.api.provider.ProviderContext;
 import io.dra4j.kube.KubeClient;
+import io.dra4j.kube.internal.Backoff;
 import io.dra4j.runtime.cdi.CdiSpecWriter;
 import io.dra4j.runtime.errors.DriverError;
 import io.dra4j.runtime.errors.DriverErrorHandler;
@@ -146,6 +147,13 @@ import org.slf4j.LoggerFactory;
 public final class DraDriver implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(DraDriver.class);
 
+  /**
+   * After a failed discovery: 1 s doubling to 60 s, without jitter (a discovery fails on this node
+   * alone, there is no shared server whose clients would retry in lockstep).
+   */
+  private static final Backoff.Policy DISCOVERY_BACKOFF =
+      new Backoff.Policy(Duration.ofSeconds(1), Duration.ofSeconds(60), 0, Duration.ZERO);
+
   private enum State {
     NEW,
     STARTING,
@@ -174,7 +182,7 @@ public final class DraDriver implements AutoCloseable {
   private volatile Optional<List<Pool>> discovered = Optional.empty();
   private volatile List<Pool> published = List.of();
   private volatile boolean guardSynced;
-  private int discoveryFailures;
+  private final Backoff discoveryBackoff = new Backoff(DISCOVERY_BACKOFF);
 
   private volatile Optional<String> fatalReason = Optional.empty();
 
@@ -407,11 +415,11 @@ public final class DraDriver implements AutoCloseable {
     Inventory inventory;
     try {
       inventory = settings.provider.discover(context);
-      discoveryFailures = 0;
+      discoveryBackoff.reset();
     } catch (Exception e) {
       // Keep what was published before: a transient failure (a GPU driver still loading) must
       // never publish an empty inventory over the node's slices.
-      long delay = Math.min(60, 1L << Math.min(discoveryFailures++, 6));
+      long delay = discoveryBackoff.next().toSeconds();
       report(
           DriverError.recoverable(
               DriverError.Source.DISCOVERY,
