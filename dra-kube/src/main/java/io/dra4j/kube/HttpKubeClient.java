@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.dra4j.kube.internal.Backoff;
 import io.dra4j.kube.internal.Failures;
 import io.dra4j.kube.internal.Http1Transport;
+import io.dra4j.kube.internal.StatusReasons;
 import io.dra4j.kube.internal.TokenBucket;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -510,40 +511,9 @@ public final class HttpKubeClient implements KubeClient {
       message = new String(body, 0, Math.min(body.length, 512), StandardCharsets.UTF_8).trim();
     }
     if (reason.isEmpty()) {
-      reason = defaultReason(status);
+      reason = StatusReasons.forCode(status);
     }
     return new KubeException(status, reason, what + ": " + status + " " + reason + ": " + message);
-  }
-
-  private static String defaultReason(int status) {
-    switch (status) {
-      case 400:
-        return "BadRequest";
-      case 401:
-        return "Unauthorized";
-      case 403:
-        return "Forbidden";
-      case 404:
-        return "NotFound";
-      case 409:
-        return "Conflict";
-      case 410:
-        return "Gone";
-      case 415:
-        return "UnsupportedMediaType";
-      case 422:
-        return "Invalid";
-      case 429:
-        return "TooManyRequests";
-      case 500:
-        return "InternalError";
-      case 503:
-        return "ServiceUnavailable";
-      case 504:
-        return "Timeout";
-      default:
-        return "";
-    }
   }
 
   /** The request target below the server's base URL: the path and its encoded query. */
