@@ -136,13 +136,10 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Defaults</h2>
  *
- * Four settings are required: driver name, node name, provider, API client. Each other setter of
- * the {@link Builder} names its default: registrar directory {@code
- * /var/lib/kubelet/plugins_registry}, plugin directory {@code /var/lib/kubelet/plugins/<driver>},
- * CDI directory {@code /var/run/cdi}, sysfs {@code /sys}, dev {@code /dev}, no enrichers, no
- * provider settings, no pod UID (no rolling update), health taint {@code NoSchedule} lifted after
- * 60 s healthy, extended-resource policy {@code wait}, no device metadata, warm-up on, errors
- * logged; metrics only where dra-launcher's {@code run} command records them.
+ * Four settings are required: driver name, node name, provider, API client. Every other setter of
+ * the {@link Builder} names its default, the one place a driver's default is stated: a launcher
+ * passes on only what its command line gave ({@code dra-launcher}'s {@code DriverSettings}), and
+ * the driver hands the resolved {@code Settings} down to its parts.
  */
 public final class DraDriver implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(DraDriver.class);
