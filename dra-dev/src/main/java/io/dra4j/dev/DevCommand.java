@@ -162,8 +162,7 @@ public final class DevCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     CommandSpec flags = spec.mixins().get("driver");
-    driverName =
-        DriverFlags.value(flags, DriverFlags.DRIVER_NAME).filter(v -> !v.isBlank()).orElse("");
+    driverName = DriverFlags.value(flags, DriverFlags.DRIVER_NAME).orElse("");
     if (driverName.isEmpty()) {
       throw new CommandLine.ParameterException(
           spec.commandLine(), "--driver-name (or DRIVER_NAME) is required, e.g. gpu.example.com");

@@ -164,8 +164,7 @@ public final class TrainCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     CommandSpec flags = spec.mixins().get("driver");
-    driverName =
-        DriverFlags.value(flags, DriverFlags.DRIVER_NAME).filter(v -> !v.isBlank()).orElse("");
+    driverName = DriverFlags.value(flags, DriverFlags.DRIVER_NAME).orElse("");
     nodeName = DriverFlags.value(flags, DriverFlags.NODE_NAME).orElse(NODE);
     if (driverName.isEmpty()) {
       throw new CommandLine.ParameterException(

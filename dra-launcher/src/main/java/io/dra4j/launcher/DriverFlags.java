@@ -7,6 +7,7 @@ import io.dra4j.runtime.cdi.CdiSpecWriter;
 import io.dra4j.runtime.extendedresource.ExtendedResourceGuard;
 import io.dra4j.runtime.internal.health.HealthHub;
 import io.dra4j.runtime.internal.kubelet.SocketNames;
+import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -286,10 +287,13 @@ public final class DriverFlags {
     return mixin;
   }
 
-  /** The value of a {@link Kind#VALUE} flag of a parsed command line, by {@link #mixin}'s rule. */
+  /**
+   * The value of a {@link Kind#VALUE} flag of a parsed command line, by {@link #mixin}'s rule;
+   * empty when there is none, or only a blank one.
+   */
   public static Optional<String> value(CommandSpec spec, Flag flag) {
     Object v = option(spec, flag).getValue();
-    return v == null ? Optional.empty() : Optional.of(v.toString());
+    return Optional.ofNullable(v).map(Object::toString).filter(s -> !s.isBlank());
   }
 
   /** The values of a {@link Kind#REPEATED} flag, in the order given. */
@@ -325,7 +329,7 @@ public final class DriverFlags {
    *     rather than refused
    */
   public static CommandLine commandLine(
-      Object command, boolean unmatched, java.io.PrintStream out, java.io.PrintStream err) {
+      Object command, boolean unmatched, PrintStream out, PrintStream err) {
     CommandLine cli = new CommandLine(command);
     cli.setUnmatchedArgumentsAllowed(unmatched);
     cli.setUnmatchedOptionsArePositionalParams(false);

@@ -161,53 +161,57 @@ public record DriverSettings(
     Map<String, String> providerConfig =
         DriverFlags.providerSettings(DriverFlags.values(s, CONFIG), parsed.unmatched());
     String driver =
-        value(s, DRIVER_NAME)
+        DriverFlags.value(s, DRIVER_NAME)
             .orElseThrow(
                 () ->
                     new IllegalArgumentException(
                         "flag --driver-name (or DRIVER_NAME) is required: the DRA driver name,"
                             + " e.g. gpu.example.com"));
     String node =
-        value(s, NODE_NAME)
+        DriverFlags.value(s, NODE_NAME)
             .orElseThrow(
                 () ->
                     new IllegalArgumentException(
                         "flag --node-name (or NODE_NAME) is required: the node this driver runs"
                             + " on"));
-    int port = value(s, HEALTH_PORT).map(v -> integer(HEALTH_PORT, v)).orElse(DEFAULT_HEALTH_PORT);
+    int port =
+        DriverFlags.value(s, HEALTH_PORT)
+            .map(v -> integer(HEALTH_PORT, v))
+            .orElse(DEFAULT_HEALTH_PORT);
     if (port < -1 || port > 65535) {
       throw new IllegalArgumentException("flag --health-port " + port + " must be -1 or 0..65535");
     }
-    Optional<Double> qps = value(s, KUBE_API_QPS).map(DriverSettings::qps);
-    Optional<Integer> burst = value(s, KUBE_API_BURST).map(v -> integer(KUBE_API_BURST, v));
+    Optional<Double> qps = DriverFlags.value(s, KUBE_API_QPS).map(DriverSettings::qps);
+    Optional<Integer> burst =
+        DriverFlags.value(s, KUBE_API_BURST).map(v -> integer(KUBE_API_BURST, v));
     if (burst.isPresent() && burst.get() < 1) {
       throw new IllegalArgumentException(
           "flag --kube-api-burst " + burst.get() + " must be at least 1");
     }
     Level level =
-        value(s, LOG_LEVEL)
+        DriverFlags.value(s, LOG_LEVEL)
             .map(v -> checked(LOG_LEVEL, v, LineLogging::parseLevel))
             .orElse(LineLogging.DEFAULT_LEVEL);
     return new DriverSettings(
         driver,
         node,
-        value(s, KUBECONFIG).map(DriverSettings::kubeconfigPath),
-        value(s, PROVIDER),
-        value(s, POD_UID),
+        DriverFlags.value(s, KUBECONFIG).map(DriverSettings::kubeconfigPath),
+        DriverFlags.value(s, PROVIDER),
+        DriverFlags.value(s, POD_UID),
         port,
-        value(s, HEALTH_ADDRESS).map(DriverSettings::ipAddress),
+        DriverFlags.value(s, HEALTH_ADDRESS).map(DriverSettings::ipAddress),
         qps,
         burst,
         level,
-        value(s, REGISTRAR_DIR).map(Path::of),
-        value(s, PLUGIN_DIR).map(Path::of),
-        value(s, CDI_DIR).map(Path::of),
-        value(s, SYSFS_ROOT).map(Path::of),
-        value(s, DEV_ROOT).map(Path::of),
-        value(s, EXTENDED_RESOURCE_CONFLICT).map(DriverSettings::policy),
-        value(s, HEALTH_TAINT_EFFECT)
+        DriverFlags.value(s, REGISTRAR_DIR).map(Path::of),
+        DriverFlags.value(s, PLUGIN_DIR).map(Path::of),
+        DriverFlags.value(s, CDI_DIR).map(Path::of),
+        DriverFlags.value(s, SYSFS_ROOT).map(Path::of),
+        DriverFlags.value(s, DEV_ROOT).map(Path::of),
+        DriverFlags.value(s, EXTENDED_RESOURCE_CONFLICT).map(DriverSettings::policy),
+        DriverFlags.value(s, HEALTH_TAINT_EFFECT)
             .map(v -> checked(HEALTH_TAINT_EFFECT, v, TaintEffect::fromApiName)),
-        value(s, HEALTH_RECOVERY_DELAY).map(DriverSettings::duration),
+        DriverFlags.value(s, HEALTH_RECOVERY_DELAY).map(DriverSettings::duration),
         DriverFlags.switchValue(s, DEVICE_METADATA),
         DriverFlags.switchValue(s, NO_WARM_UP).map(noWarmUp -> !noWarmUp),
         providerConfig);
@@ -230,11 +234,6 @@ public record DriverSettings(
                 + " graceful stop), 1 when the driver failed or stopped on its own, 2 for a usage"
                 + " or configuration error.");
     return DriverFlags.commandLine(spec, true, out, err);
-  }
-
-  /** A flag's value; blank counts as not given. */
-  private static Optional<String> value(CommandSpec spec, Flag flag) {
-    return DriverFlags.value(spec, flag).filter(v -> !v.isBlank());
   }
 
   /**
