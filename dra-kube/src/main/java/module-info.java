@@ -13,7 +13,8 @@ module io.dra4j.kube {
   exports io.dra4j.kube;
   exports io.dra4j.kube.internal to
       io.dra4j.runtime,
-      io.dra4j.launcher;
+      io.dra4j.launcher,
+      io.dra4j.testkit;
 
   // Jackson builds the model's records and its package-private filters reflectively.
   opens io.dra4j.kube to

@@ -7,6 +7,7 @@ module io.dra4j.launcher {
   requires transitive io.dra4j.runtime;
   requires transitive jdk.httpserver;
   requires transitive org.slf4j;
+  requires transitive info.picocli;
   requires io.dra4j.cel;
   requires io.prometheus.metrics.core;
   requires io.prometheus.metrics.exporter.httpserver;

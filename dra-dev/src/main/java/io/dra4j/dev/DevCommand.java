@@ -10,8 +10,8 @@ import io.dra4j.kube.KubeJson;
 import io.dra4j.kube.ResourceClaim;
 import io.dra4j.kube.ResourceSlice;
 import io.dra4j.launcher.DeviceClassGenerator;
+import io.dra4j.launcher.DriverFlags;
 import io.dra4j.launcher.DriverMain;
-import io.dra4j.launcher.DriverOptions;
 import io.dra4j.launcher.logging.LineLogging;
 import io.dra4j.runtime.DraDriver;
 import io.dra4j.runtime.files.AtomicFiles;
@@ -24,14 +24,11 @@ import io.dra4j.testkit.kubelet.KubeletSimulator;
 import io.dra4j.testkit.kubelet.PluginInstance;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -39,6 +36,7 @@ import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 
 /**
@@ -66,29 +64,23 @@ import picocli.CommandLine.Option;
 public final class DevCommand implements Callable<Integer> {
   private static final Duration WAIT = Duration.ofSeconds(30);
 
+  /** The node when neither --node-name nor NODE_NAME says otherwise. */
+  private static final String NODE = "dev-node";
+
+  /** The flags dev shares with run, each read as run reads it. */
+  private static final List<DriverFlags.Flag> FLAGS =
+      List.of(
+          DriverFlags.DRIVER_NAME,
+          DriverFlags.NODE_NAME.showing(NODE),
+          DriverFlags.PROVIDER,
+          DriverFlags.LOG_LEVEL,
+          DriverFlags.CONFIG);
+
   @Option(
       names = {"-h", "--help"},
       usageHelp = true,
       description = "print this help")
   boolean help;
-
-  @Option(
-      names = "--driver-name",
-      paramLabel = "NAME",
-      description = "the DRA driver name [env: DRIVER_NAME]")
-  String driverName;
-
-  @Option(
-      names = "--node-name",
-      paramLabel = "NAME",
-      description = "the node the driver runs on, created in the API server [env: NODE_NAME]")
-  String nodeName = "dev-node";
-
-  @Option(
-      names = "--provider",
-      paramLabel = "NAME",
-      description = "the provider, when several are on the class path (default: the only one)")
-  Optional<String> provider;
 
   @Option(
       names = "--extended-resource-name",
@@ -123,24 +115,13 @@ public final class DevCommand implements Callable<Integer> {
       description = "the API server's port; 0 picks a free one")
   int apiPort;
 
-  @Option(
-      names = "--config",
-      paramLabel = "KEY=VALUE",
-      description = "a provider setting (repeatable); any other --KEY VALUE is one too")
-  Map<String, String> config = new TreeMap<>();
-
-  @Option(
-      names = "--log-level",
-      paramLabel = "LEVEL",
-      description =
-          "error, warn, info, debug or trace: the driver's log on standard error [env: LOG_LEVEL]")
-  String logLevel = LineLogging.DEFAULT_LEVEL.name().toLowerCase(Locale.ROOT);
-
   @CommandLine.Unmatched List<String> unmatched = new ArrayList<>();
 
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+  @CommandLine.Spec CommandSpec spec;
 
   private final PrintStream out;
+  private String driverName;
+  private String nodeName;
   private int step;
 
   private DevCommand(PrintStream out) {
@@ -161,26 +142,8 @@ public final class DevCommand implements Callable<Integer> {
       PrintStream out,
       PrintStream err) {
     DevCommand command = new DevCommand(out);
-    CommandLine cli = new CommandLine(command);
-    cli.setUnmatchedArgumentsAllowed(true);
-    cli.setUnmatchedOptionsArePositionalParams(false);
-    cli.setDefaultValueProvider(
-        option -> {
-          if (!(option instanceof CommandLine.Model.OptionSpec o)) {
-            return null;
-          }
-          String name = o.longestName().substring(2);
-          String fromEnv =
-              switch (name) {
-                case "driver-name" -> env.get("DRIVER_NAME");
-                case "node-name" -> env.get("NODE_NAME");
-                case "log-level" -> env.get(DriverOptions.LOG_LEVEL_ENV);
-                default -> null;
-              };
-          return fromEnv != null && !fromEnv.isBlank() ? fromEnv : defaults.get(name);
-        });
-    cli.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
-    cli.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
+    CommandLine cli = DriverFlags.commandLine(command, true, out, err);
+    cli.addMixin("driver", DriverFlags.mixin(withDefault(defaults, "node-name", NODE), env, FLAGS));
     cli.setExecutionExceptionHandler(
         (e, c, parsed) -> {
           c.getErr().println("dev failed: " + e.getMessage());
@@ -189,16 +152,30 @@ public final class DevCommand implements Callable<Integer> {
     return cli.execute(args.toArray(String[]::new));
   }
 
+  /** The launcher's defaults, and this command's own where the launcher has none. */
+  static Map<String, String> withDefault(Map<String, String> defaults, String flag, String value) {
+    Map<String, String> all = new TreeMap<>(defaults);
+    all.putIfAbsent(flag, value);
+    return all;
+  }
+
   @Override
   public Integer call() throws Exception {
-    if (driverName == null || driverName.isBlank()) {
+    CommandSpec flags = spec.mixins().get("driver");
+    driverName = DriverFlags.value(flags, DriverFlags.DRIVER_NAME).orElse("");
+    if (driverName.isEmpty()) {
       throw new CommandLine.ParameterException(
           spec.commandLine(), "--driver-name (or DRIVER_NAME) is required, e.g. gpu.example.com");
     }
+    nodeName = DriverFlags.value(flags, DriverFlags.NODE_NAME).orElse(NODE);
+    Optional<String> provider = DriverFlags.value(flags, DriverFlags.PROVIDER);
     // Before anything logs: the one-line binding, unless the class path brings its own.
-    LineLogging.install(LineLogging.parseLevel(logLevel));
-    Map<String, String> settings = new TreeMap<>(config);
-    settings.putAll(DriverOptions.providerSettings(unmatched));
+    LineLogging.install(
+        LineLogging.parseLevel(
+            DriverFlags.value(flags, DriverFlags.LOG_LEVEL)
+                .orElse(LineLogging.DEFAULT_LEVEL.name())));
+    Map<String, String> settings =
+        DriverFlags.providerSettings(DriverFlags.values(flags, DriverFlags.CONFIG), unmatched);
     String resourceName = extendedResourceName.orElse(driverName + "/device");
     String classYaml =
         DeviceClassGenerator.yaml(driverName, driverName, Optional.of(resourceName), List.of());

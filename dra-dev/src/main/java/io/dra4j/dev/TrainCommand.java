@@ -12,7 +12,7 @@ import io.dra4j.kube.ResourceClaim;
 import io.dra4j.kube.ResourceClaimSpec;
 import io.dra4j.kube.ResourceSlice;
 import io.dra4j.launcher.DeviceClassGenerator;
-import io.dra4j.launcher.DriverOptions;
+import io.dra4j.launcher.DriverFlags;
 import io.dra4j.runtime.files.AtomicFiles;
 import io.dra4j.testkit.allocator.ClusterAllocator;
 import io.dra4j.testkit.allocator.UnsatisfiableClaimException;
@@ -22,8 +22,6 @@ import io.dra4j.testkit.kubelet.KubeletSimulator;
 import io.dra4j.testkit.kubelet.PluginInstance;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -41,6 +39,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -75,23 +74,18 @@ public final class TrainCommand implements Callable<Integer> {
 
   private static final String NAMESPACE = "default";
 
+  /** The node when neither --node-name nor NODE_NAME says otherwise. */
+  private static final String NODE = "training-node";
+
+  /** The flags train shares with run, each read as run reads it. */
+  private static final List<DriverFlags.Flag> FLAGS =
+      List.of(DriverFlags.DRIVER_NAME, DriverFlags.NODE_NAME.showing(NODE));
+
   @Option(
       names = {"-h", "--help"},
       usageHelp = true,
       description = "print this help")
   boolean help;
-
-  @Option(
-      names = "--driver-name",
-      paramLabel = "NAME",
-      description = "the DRA driver name [env: DRIVER_NAME]")
-  String driverName;
-
-  @Option(
-      names = "--node-name",
-      paramLabel = "NAME",
-      description = "the node the driver runs on, created in the API server")
-  String nodeName = "training-node";
 
   @Option(
       names = "--pairs",
@@ -130,9 +124,11 @@ public final class TrainCommand implements Callable<Integer> {
       description = "the driver's command line, after --, e.g. java -jar driver.jar run")
   List<String> command = new ArrayList<>();
 
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+  @CommandLine.Spec CommandSpec spec;
 
   private final PrintStream out;
+  private String driverName;
+  private String nodeName;
 
   private TrainCommand(PrintStream out) {
     this.out = out;
@@ -153,18 +149,10 @@ public final class TrainCommand implements Callable<Integer> {
       PrintStream out,
       PrintStream err) {
     TrainCommand command = new TrainCommand(out);
-    CommandLine cli = new CommandLine(command);
-    cli.setDefaultValueProvider(
-        option -> {
-          if (!(option instanceof CommandLine.Model.OptionSpec o)
-              || !o.longestName().equals("--driver-name")) {
-            return null;
-          }
-          String fromEnv = env.get("DRIVER_NAME");
-          return fromEnv != null && !fromEnv.isBlank() ? fromEnv : defaults.get("driver-name");
-        });
-    cli.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
-    cli.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
+    CommandLine cli = DriverFlags.commandLine(command, false, out, err);
+    cli.addMixin(
+        "driver",
+        DriverFlags.mixin(DevCommand.withDefault(defaults, "node-name", NODE), env, FLAGS));
     cli.setExecutionExceptionHandler(
         (e, c, parsed) -> {
           c.getErr().println("train failed: " + e.getMessage());
@@ -175,7 +163,10 @@ public final class TrainCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    if (driverName == null || driverName.isBlank()) {
+    CommandSpec flags = spec.mixins().get("driver");
+    driverName = DriverFlags.value(flags, DriverFlags.DRIVER_NAME).orElse("");
+    nodeName = DriverFlags.value(flags, DriverFlags.NODE_NAME).orElse(NODE);
+    if (driverName.isEmpty()) {
       throw new CommandLine.ParameterException(
           spec.commandLine(), "--driver-name (or DRIVER_NAME) is required, e.g. gpu.example.com");
     }
@@ -261,7 +252,7 @@ public final class TrainCommand implements Callable<Integer> {
     ProcessBuilder builder =
         new ProcessBuilder(line).redirectErrorStream(true).redirectOutput(log.toFile());
     // The node's log level, whatever the environment says: the training loads what a node runs.
-    builder.environment().remove(DriverOptions.LOG_LEVEL_ENV);
+    builder.environment().remove(DriverFlags.LOG_LEVEL.env());
     return builder.start();
   }
 

@@ -63,10 +63,12 @@ class DevCommandTest {
   void helpAndUsageErrors() {
     assertThat(run(Map.of(), "--help")).isZero();
     assertThat(out.toString(StandardCharsets.UTF_8))
-        .contains("--driver-name=NAME", "[env: DRIVER_NAME]")
-        .contains("--node-name=NAME", "Default: dev-node")
+        .contains("--driver-name=NAME", "environment variable DRIVER_NAME")
+        .contains("--node-name=NAME", "default: dev-node; environment variable NODE_NAME")
         .contains("--claim", "--once", "--dir=DIR", "--config=KEY=VALUE")
-        .contains("--log-level=LEVEL", "Default: info", "[env: LOG_LEVEL]");
+        .contains("--log-level=error|warn|info|debug|trace")
+        .contains("default: info; environment variable LOG_LEVEL")
+        .doesNotContain("Default: dev-node");
     assertThat(run(Map.of(), "--once")).isEqualTo(2);
     assertThat(err.toString(StandardCharsets.UTF_8)).contains("--driver-name (or DRIVER_NAME)");
     assertThat(run(Map.of("DRIVER_NAME", "gpu.example.com"), "--once", "stray")).isEqualTo(2);

@@ -64,7 +64,6 @@ public record DeviceRequestAllocationResult(
 
   /** The request name without a {@code /subrequest} suffix. */
   public String baseRequest() {
-    int slash = request.indexOf('/');
-    return slash < 0 ? request : request.substring(0, slash);
+    return RequestNames.base(request);
   }
 }

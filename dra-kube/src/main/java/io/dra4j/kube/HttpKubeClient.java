@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.dra4j.kube.internal.Backoff;
 import io.dra4j.kube.internal.Failures;
 import io.dra4j.kube.internal.Http1Transport;
+import io.dra4j.kube.internal.StatusReasons;
 import io.dra4j.kube.internal.TokenBucket;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -52,7 +53,10 @@ import org.slf4j.LoggerFactory;
  *   <li>429 and any 5xx that carries Retry-After: every verb, create included. The API server sends
  *       these (priority and fairness, max-in-flight, storage not ready) only for requests it did
  *       not process, which is also client-go's rule.
- *   <li>Connection refused and connect timeouts: every verb, the request was never sent.
+ *   <li>Connection refused: every verb but LIST and WATCH, the request was never sent. A refused
+ *       LIST or WATCH fails at once: an {@link Informer} repeats it on its own backoff, as
+ *       client-go's reflector does, and retries inside the call would multiply its attempts while
+ *       the API server is away.
  *   <li>Other 5xx, a response timeout, a reset connection: only calls that are safe to repeat. GET,
  *       LIST, apply (idempotent by design), update (it carries the resourceVersion: a repeat of an
  *       update that did land fails with 409, never writes twice) and delete (a repeat that finds
@@ -81,8 +85,7 @@ public final class HttpKubeClient implements KubeClient {
   private final RequestObserver observer;
   private final Duration callTimeout;
   private final int maxRetries;
-  private final Duration retryBase;
-  private final Duration retryMax;
+  private final Backoff.Policy retryBackoff;
   private final String userAgent;
   private final Set<WatchImpl<?>> watches = ConcurrentHashMap.newKeySet();
   private final AtomicLong retries = new AtomicLong();
@@ -95,8 +98,7 @@ public final class HttpKubeClient implements KubeClient {
     this.observer = b.observer;
     this.callTimeout = b.callTimeout;
     this.maxRetries = b.maxRetries;
-    this.retryBase = b.retryBase;
-    this.retryMax = b.retryMax;
+    this.retryBackoff = Backoff.Policy.upTo(b.retryBase, b.retryMax);
     this.userAgent = b.userAgent;
   }
 
@@ -351,7 +353,7 @@ public final class HttpKubeClient implements KubeClient {
     }
     String target = target(path, query);
     String what = verb.method + " " + path;
-    Backoff backoff = new Backoff(retryBase, retryMax);
+    Backoff backoff = new Backoff(retryBackoff);
     boolean tokenRefreshed = false;
     for (int attempt = 0; ; attempt++) {
       try {
@@ -419,11 +421,14 @@ public final class HttpKubeClient implements KubeClient {
         }
         pause(what, delay, deadline, error);
       } catch (ConnectException e) {
-        // Never sent: safe for every verb.
+        // Never sent: safe for every verb. But a LIST or WATCH belongs to an informer, which
+        // repeats it on its own backoff as client-go's reflector does (client-go never retries a
+        // refused connection inside a call: apimachinery v0.37.2 pkg/util/net/http.go:79-103,
+        // client-go rest/request.go:776-783, 1066-1077); retries here would multiply its attempts.
         KubeException error =
             new KubeException(
                 0, "ConnectionFailed", what + ": cannot connect: " + Failures.describe(e), e);
-        if (attempt >= maxRetries) {
+        if (attempt >= maxRetries || verb == Verb.LIST || verb == Verb.WATCH) {
           throw error;
         }
         pause(what, backoff.next(), deadline, error);
@@ -506,40 +511,9 @@ public final class HttpKubeClient implements KubeClient {
       message = new String(body, 0, Math.min(body.length, 512), StandardCharsets.UTF_8).trim();
     }
     if (reason.isEmpty()) {
-      reason = defaultReason(status);
+      reason = StatusReasons.forCode(status);
     }
     return new KubeException(status, reason, what + ": " + status + " " + reason + ": " + message);
-  }
-
-  private static String defaultReason(int status) {
-    switch (status) {
-      case 400:
-        return "BadRequest";
-      case 401:
-        return "Unauthorized";
-      case 403:
-        return "Forbidden";
-      case 404:
-        return "NotFound";
-      case 409:
-        return "Conflict";
-      case 410:
-        return "Gone";
-      case 415:
-        return "UnsupportedMediaType";
-      case 422:
-        return "Invalid";
-      case 429:
-        return "TooManyRequests";
-      case 500:
-        return "InternalError";
-      case 503:
-        return "ServiceUnavailable";
-      case 504:
-        return "Timeout";
-      default:
-        return "";
-    }
   }
 
   /** The request target below the server's base URL: the path and its encoded query. */

@@ -1,6 +1,7 @@
 package io.dra4j.kube;
 
 import io.dra4j.kube.internal.Backoff;
+import java.net.ConnectException;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -19,17 +20,27 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * List-then-watch cache of one resource (optionally filtered by namespace and selectors), like
- * client-go's reflector + store, and cheap: one list at start, then only watch events; a list again
- * only when the watch's resourceVersion is gone (410) or the stream failed.
+ * List-then-watch cache of one resource (optionally filtered by namespace and selectors) that
+ * behaves as client-go's reflector + store (client-go v0.37.2 {@code tools/cache/reflector.go}),
+ * and cheap: one list at start, then only watch events.
  *
  * <ul>
- *   <li>The watch starts at the list's resourceVersion with bookmarks, and resumes from the last
- *       seen resourceVersion when the server ends it cleanly (its timeout).
- *   <li>410 Gone: list again at once. Other errors (stream broken, server down, list failing): list
- *       again after an exponential backoff with jitter (default 100 ms to 30 s).
- *   <li>A re-list is diffed against the cache, so handlers see only real adds, updates
+ *   <li>The watch starts at the list's resourceVersion with bookmarks. When it ends cleanly (the
+ *       server's timeout, or the stream broke), it resumes at once from the last resourceVersion
+ *       seen; a watch that ended within 1 s without a single event counts as a failure ({@code
+ *       :1090-1092}).
+ *   <li>A watch the server refused to open (connection refused, 429) is opened again from the last
+ *       resourceVersion after the backoff, without a list ({@code :596-610}): when the API server
+ *       comes back, the informers resume where they were instead of listing everything at once. The
+ *       client does not retry a refused LIST or WATCH itself, so each step is one connection
+ *       attempt.
+ *   <li>410 Gone and other failures: list again after the backoff, at the last resourceVersion seen
+ *       (a list "not older than" it, which the API server answers from its watch cache), or the
+ *       latest (a consistent read) once that list was answered 410 too ({@code :1116-1132}). A
+ *       re-list is diffed against the cache, so handlers see only real adds, updates
  *       (resourceVersion changed) and deletes.
+ *   <li>The backoff is the reflector's: 0.8 s doubling with jitter to 30 s, each delay d·[1, 2),
+ *       started again 2 min after it last started ({@code :57-67}); see {@link Builder#backoff}.
  * </ul>
  *
  * <p>Handlers run on the informer's threads, never two at once.
@@ -61,7 +72,7 @@ public final class Informer<T extends KubeObject> implements AutoCloseable {
     this.namespace = b.namespace;
     this.options = b.options.withResourceVersion("");
     this.handler = b.handler;
-    this.backoff = new Backoff(b.backoffBase, b.backoffMax);
+    this.backoff = new Backoff(b.backoff);
     this.thread = new Thread(this::run, "informer-" + type.plural());
     this.thread.setDaemon(true);
   }
@@ -128,29 +139,42 @@ public final class Informer<T extends KubeObject> implements AutoCloseable {
   }
 
   private void run() {
+    // The first list is a consistent read; later ones start at the last resourceVersion seen.
+    boolean mustList = true;
+    boolean latest = true;
     while (!closed) {
-      boolean gone = false;
       try {
-        relist();
-        gone = watchLoop();
-        if (gone) {
-          continue; // 410: the watch window moved past us; list again right away
+        if (mustList) {
+          relist(latest ? "" : resourceVersion);
+          mustList = false;
+          latest = false;
         }
+        // Returns when the watch ended cleanly: it resumes from the last resourceVersion at once.
+        watch();
       } catch (KubeException e) {
         if (closed) {
           return;
         }
         if (e.isGone()) {
-          LOG.debug("informer {}: {}; listing again", type.plural(), e.getMessage());
-          continue;
+          // Gone after a list at our resourceVersion too: the latest, then.
+          latest = mustList;
+          mustList = true;
+        } else if (!(e.getCause() instanceof ConnectException) && e.status() != 429) {
+          // Only a watch the server refused to open is opened again as it was.
+          mustList = true;
         }
         Duration d = backoff.next();
-        LOG.warn(
-            "informer {}: {}; listing again in {} ms{}",
-            type.plural(),
-            e.getMessage(),
-            d.toMillis(),
-            e.whatToCheck("list and watch " + type.plural()));
+        String next = (mustList ? "listing" : "watching") + " again in " + d.toMillis() + " ms";
+        if (e.isGone()) {
+          LOG.debug("informer {}: {}; {}", type.plural(), e.getMessage(), next);
+        } else {
+          LOG.warn(
+              "informer {}: {}; {}{}",
+              type.plural(),
+              e.getMessage(),
+              next,
+              e.whatToCheck("list and watch " + type.plural()));
+        }
         if (!sleep(d)) {
           return;
         }
@@ -160,8 +184,8 @@ public final class Informer<T extends KubeObject> implements AutoCloseable {
     }
   }
 
-  private void relist() throws KubeException {
-    KubeList<T> list = client.list(type, namespace, options);
+  private void relist(String atResourceVersion) throws KubeException {
+    KubeList<T> list = client.list(type, namespace, options.withResourceVersion(atResourceVersion));
     lists.incrementAndGet();
     synchronized (handlerLock) {
       Map<String, T> fresh = new HashMap<>();
@@ -193,55 +217,51 @@ public final class Informer<T extends KubeObject> implements AutoCloseable {
   }
 
   /**
-   * Watches from the current resourceVersion until the stream fails; resumes after clean ends.
+   * One watch from the current resourceVersion, until its stream ends.
    *
-   * @return true when the resourceVersion is gone (410) and a list is needed
+   * @throws KubeException when the watch could not be opened, ended with an error (410 Gone
+   *     included), or ended within 1 s without a single event
    */
-  private boolean watchLoop() throws KubeException, InterruptedException {
-    while (!closed) {
-      long started = System.nanoTime();
-      long eventsBefore = events.get();
-      watchEnded.clear();
-      watch =
-          client.watch(
-              type,
-              namespace,
-              options.withResourceVersion(resourceVersion).withBookmarks(),
-              new WatchHandler<>() {
-                @Override
-                public void onEvent(WatchEvent<T> event) {
-                  apply(event);
-                }
+  private void watch() throws KubeException, InterruptedException {
+    long started = System.nanoTime();
+    long eventsBefore = events.get();
+    watchEnded.clear();
+    watch =
+        client.watch(
+            type,
+            namespace,
+            options.withResourceVersion(resourceVersion).withBookmarks(),
+            new WatchHandler<>() {
+              @Override
+              public void onEvent(WatchEvent<T> event) {
+                apply(event);
+              }
 
-                @Override
-                public void onClose(Optional<KubeException> error) {
-                  watchEnded.offer(error);
-                }
-              });
-      watchesStarted.incrementAndGet();
-      if (closed) {
-        watch.close();
-        return false;
-      }
-      Optional<KubeException> end = watchEnded.take();
-      if (end.isPresent()) {
-        if (end.get().isGone()) {
-          return true;
-        }
-        throw end.get();
-      }
-      // A clean end (server timeout): resume. A stream that ends at once without a single event,
-      // again and again, would spin: back off in that case only.
-      boolean quiet = events.get() == eventsBefore;
-      if (quiet && System.nanoTime() - started < 1_000_000_000L) {
-        if (!sleep(backoff.next())) {
-          return false;
-        }
-      } else {
-        backoff.reset();
-      }
+              @Override
+              public void onClose(Optional<KubeException> error) {
+                watchEnded.offer(error);
+              }
+            });
+    watchesStarted.incrementAndGet();
+    if (closed) {
+      watch.close();
+      return;
     }
-    return false;
+    Optional<KubeException> end = watchEnded.take();
+    if (end.isPresent() && (end.get().isGone() || end.get().status() != 0)) {
+      throw end.get();
+    }
+    // A broken stream is a clean end, as client-go's stream watcher reads an EOF or a reset: the
+    // watch resumes from the last resourceVersion. One that ends at once without a single event,
+    // again and again, would spin: that one is a failure.
+    if (events.get() == eventsBefore && System.nanoTime() - started < 1_000_000_000L) {
+      throw end.orElseGet(
+          () ->
+              new KubeException(
+                  0,
+                  "VeryShortWatch",
+                  "the watch of " + type.plural() + " ended within 1 s without an event"));
+    }
   }
 
   private void apply(WatchEvent<T> event) {
@@ -270,7 +290,6 @@ public final class Informer<T extends KubeObject> implements AutoCloseable {
           break;
       }
     }
-    backoff.reset();
   }
 
   private void call(Runnable r) {
@@ -297,8 +316,7 @@ public final class Informer<T extends KubeObject> implements AutoCloseable {
     private String namespace = "";
     private ListOptions options = ListOptions.ALL;
     private InformerHandler<T> handler = new InformerHandler<>() {};
-    private Duration backoffBase = Duration.ofMillis(100);
-    private Duration backoffMax = Duration.ofSeconds(30);
+    private Backoff.Policy backoff = Backoff.REFLECTOR;
 
     private Builder(KubeClient client, ResourceType<T> type) {
       this.client = Objects.requireNonNull(client, "client");
@@ -322,10 +340,15 @@ public final class Informer<T extends KubeObject> implements AutoCloseable {
       return this;
     }
 
-    /** Backoff between failed list/watch attempts (default 100 ms growing to 30 s). */
-    public Builder<T> backoff(Duration base, Duration max) {
-      backoffBase = base;
-      backoffMax = max;
+    /**
+     * The backoff between failed list and watch attempts: the first delay {@code initial·[1, 2)},
+     * doubling up to {@code cap·[1, 2)}, started again 2 min after it last started. Default:
+     * client-go's reflector, 800 ms and 30 s.
+     */
+    public Builder<T> backoff(Duration initial, Duration cap) {
+      backoff =
+          new Backoff.Policy(
+              initial, cap, Backoff.REFLECTOR.jitter(), Backoff.REFLECTOR.resetInterval());
       return this;
     }
 

@@ -8,6 +8,7 @@ import io.dra4j.kube.DeviceSelector;
 import io.dra4j.kube.KubeJson;
 import io.dra4j.kube.KubeNames;
 import io.dra4j.kube.ObjectMeta;
+import io.dra4j.launcher.DriverFlags.Flag;
 import io.dra4j.runtime.extendedresource.ExtendedResourceNames;
 import io.dra4j.runtime.internal.slices.PoolValidator;
 import java.io.PrintStream;
@@ -18,6 +19,9 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.regex.Pattern;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
 
 /**
  * The DeviceClass of a driver's devices, as YAML for {@code kubectl apply}: the selector {@code
@@ -32,24 +36,47 @@ public final class DeviceClassGenerator {
   /** The launcher's command name. */
   public static final String COMMAND = "deviceclass";
 
-  static final String USAGE =
-      String.join(
-          "\n",
-          "usage: deviceclass [--driver-name D] [--class-name C] [--extended-resource-name NAME]",
-          "                   [--match ATTRIBUTE=VALUE]... [--selector CEL]...",
+  /** {@code metadata.name}; shown default: the driver name. */
+  public static final Flag CLASS_NAME =
+      Flag.value("class-name", "C", "the driver name", "metadata.name of the DeviceClass");
+
+  /** {@code spec.extendedResourceName}. */
+  public static final Flag EXTENDED_RESOURCE_NAME =
+      Flag.value(
+          "extended-resource-name",
+          "NAME",
+          "none (pods can use deviceclass.resource.kubernetes.io/<class>)",
+          "spec.extendedResourceName, e.g. example.com/gpu: pods asking for NAME: 1 get one"
+              + " device");
+
+  private static final Flag MATCH =
+      new Flag(
+          "match",
+          "ATTRIBUTE=VALUE",
           "",
-          "Prints a resource.k8s.io/v1 DeviceClass selecting this driver's devices.",
-          "  --driver-name D              [DRIVER_NAME] the driver; default: the launcher's",
-          "  --class-name C               metadata.name; default: the driver name",
-          "  --extended-resource-name N   spec.extendedResourceName, e.g. example.com/gpu: pods",
-          "                               asking for N: 1 get one device; default: none (pods",
-          "                               can use deviceclass.resource.kubernetes.io/<class>)",
-          "  --match ATTRIBUTE=VALUE      only devices whose attribute has this value; a name",
-          "                               without a domain is one of the driver's own",
-          "                               (type=gpu), resource.kubernetes.io/numaNode=0 names",
-          "                               a standard one; VALUE true/false is a bool, an",
-          "                               integer an int, 'quoted' or anything else a string",
-          "  --selector CEL               a further CEL selector (all selectors must match)");
+          DriverFlags.Kind.REPEATED,
+          "none",
+          "only devices whose attribute has this value (repeatable); a name without a domain is"
+              + " one of the driver's own (type=gpu), resource.kubernetes.io/numaNode=0 names a"
+              + " standard one; VALUE true/false is a bool, an integer an int, 'quoted' or"
+              + " anything else a string");
+
+  private static final Flag SELECTOR =
+      new Flag(
+          "selector",
+          "CEL",
+          "",
+          DriverFlags.Kind.REPEATED,
+          "none",
+          "a further CEL selector (repeatable; all selectors must match)");
+
+  private static final List<Flag> FLAGS =
+      List.of(
+          DriverFlags.DRIVER_NAME.showing("the launcher's"),
+          CLASS_NAME,
+          EXTENDED_RESOURCE_NAME,
+          MATCH,
+          SELECTOR);
 
   private static final Pattern INTEGER = Pattern.compile("-?[0-9]+");
 
@@ -169,41 +196,34 @@ public final class DeviceClassGenerator {
       Map<String, String> env,
       PrintStream out,
       PrintStream err) {
-    Optional<String> driver =
-        Optional.ofNullable(env.get("DRIVER_NAME")).or(() -> opt(defaults, "driver-name"));
-    Optional<String> className = opt(defaults, "class-name");
-    Optional<String> resourceName = opt(defaults, "extended-resource-name");
-    List<String> selectors = new ArrayList<>();
-    List<String> matches = new ArrayList<>();
-    for (int i = 0; i < args.size(); i++) {
-      String flag = args.get(i);
-      if (flag.equals("-h") || flag.equals("--help")) {
-        out.println(USAGE);
+    CommandSpec spec = CommandSpec.create().name(COMMAND);
+    spec.addOption(
+        OptionSpec.builder("-h", "--help").usageHelp(true).description("print this help").build());
+    spec.addMixin("flags", DriverFlags.mixin(defaults, env, FLAGS));
+    spec.usageMessage()
+        .customSynopsis(COMMAND + " [OPTIONS]")
+        .description("Prints a resource.k8s.io/v1 DeviceClass selecting this driver's devices.")
+        .sortOptions(false);
+    CommandLine cli = DriverFlags.commandLine(spec, false, out, err);
+    try {
+      if (cli.parseArgs(args.toArray(String[]::new)).isUsageHelpRequested()) {
+        cli.usage(out);
         return 0;
       }
-      String value;
-      int eq = flag.indexOf('=');
-      if (flag.startsWith("--") && eq > 0) {
-        value = flag.substring(eq + 1);
-        flag = flag.substring(0, eq);
-      } else if (i + 1 < args.size()) {
-        value = args.get(++i);
-      } else {
-        return usage(err, "flag " + flag + " needs a value");
-      }
-      switch (flag) {
-        case "--driver-name" -> driver = Optional.of(value);
-        case "--class-name" -> className = Optional.of(value);
-        case "--extended-resource-name" -> resourceName = Optional.of(value);
-        case "--match" -> matches.add(value);
-        case "--selector" -> selectors.add(value);
-        default -> {
-          return usage(err, "unknown flag " + flag);
-        }
-      }
+    } catch (CommandLine.ParameterException e) {
+      err.println("error: " + e.getMessage());
+      cli.usage(err);
+      return 2;
     }
+    Optional<String> driver = DriverFlags.value(spec, DriverFlags.DRIVER_NAME);
+    Optional<String> className = DriverFlags.value(spec, CLASS_NAME);
+    Optional<String> resourceName = DriverFlags.value(spec, EXTENDED_RESOURCE_NAME);
+    List<String> selectors = DriverFlags.values(spec, SELECTOR);
+    List<String> matches = DriverFlags.values(spec, MATCH);
     if (driver.isEmpty()) {
-      return usage(err, "--driver-name (or DRIVER_NAME) is required, e.g. gpu.example.com");
+      err.println("error: --driver-name (or DRIVER_NAME) is required, e.g. gpu.example.com");
+      cli.usage(err);
+      return 2;
     }
     String name = className.orElse(driver.get());
     try {
@@ -240,15 +260,5 @@ public final class DeviceClassGenerator {
       err.println("error: " + e.getMessage());
       return 2;
     }
-  }
-
-  private static int usage(PrintStream err, String message) {
-    err.println("error: " + message);
-    err.println(USAGE);
-    return 2;
-  }
-
-  private static Optional<String> opt(Map<String, String> defaults, String key) {
-    return Optional.ofNullable(defaults.get(key)).filter(v -> !v.isEmpty());
   }
 }

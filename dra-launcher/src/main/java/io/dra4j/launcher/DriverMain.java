@@ -20,12 +20,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The driver's launcher: {@code run} parses {@link DriverOptions}, finds the {@link DeviceProvider}
- * and every {@link DeviceEnricher} on the class path with {@link ServiceLoader}, connects to the
- * API server (kubeconfig or in-cluster), starts the status endpoint and a {@link DraDriver}, and
- * stops gracefully on SIGTERM. {@code main} is a {@link Launcher} with the built-in commands
- * ({@code DriverMain run ...}, {@code DriverMain deviceclass ...}, {@code DriverMain doctor ...});
- * a vendor's {@code main} adds its own.
+ * The driver's launcher: {@code run} reads its {@link DriverSettings}, finds the {@link
+ * DeviceProvider} and every {@link DeviceEnricher} on the class path with {@link ServiceLoader},
+ * connects to the API server (kubeconfig or in-cluster), starts the status endpoint and a {@link
+ * DraDriver}, and stops gracefully on SIGTERM. {@code main} is a {@link Launcher} with the built-in
+ * commands ({@code DriverMain run ...}, {@code DriverMain deviceclass ...}, {@code DriverMain
+ * doctor ...}); a vendor's {@code main} adds its own.
  *
  * <p>Exit status of {@code run}: after SIGTERM the JVM reports 143 (128 + signal 15) once the
  * graceful close ran; 1 when the driver failed to start or stopped on its own (the
@@ -55,15 +55,15 @@ public final class DriverMain {
       Map<String, String> env,
       PrintStream out,
       PrintStream err) {
-    DriverOptions options;
+    DriverSettings options;
     try {
-      options = DriverOptions.parse(args, defaults, env);
-    } catch (DriverOptions.HelpRequested help) {
+      options = DriverSettings.parse(args, defaults, env);
+    } catch (DriverSettings.HelpRequested help) {
       out.println(help.getMessage());
       return 0;
     } catch (IllegalArgumentException e) {
       err.println("error: " + e.getMessage());
-      err.println(DriverOptions.usage(defaults));
+      err.println(DriverSettings.usage(defaults));
       return Launcher.EXIT_USAGE;
     }
     // Before this class asks SLF4J for a logger; a Launcher installed the binding already.
@@ -75,12 +75,13 @@ public final class DriverMain {
     try {
       provider = findProvider(options.provider());
       client =
-          HttpKubeClient.builder(
-                  options
-                      .kubeconfig()
-                      .map(KubeConfig::fromKubeconfig)
-                      .orElseGet(KubeConfig::inCluster))
-              .rateLimit(options.kubeApiQps(), options.kubeApiBurst())
+          options
+              .applyTo(
+                  HttpKubeClient.builder(
+                      options
+                          .kubeconfig()
+                          .map(KubeConfig::fromKubeconfig)
+                          .orElseGet(KubeConfig::inCluster)))
               .observer(metrics.apiRequests())
               .build();
     } catch (IllegalStateException | IllegalArgumentException | ServiceConfigurationError e) {

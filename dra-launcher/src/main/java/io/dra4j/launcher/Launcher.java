@@ -10,6 +10,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.ServiceLoader;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
 
 /**
  * A driver's command line, {@code java -jar <driver>.jar COMMAND [flags]}: the commands every
@@ -134,7 +137,7 @@ public final class Launcher {
       return EXIT_USAGE;
     }
     String first = args.get(0);
-    if (HelpText.isHelp(first)) {
+    if (first.equals("-h") || first.equals("--help")) {
       out.println(usage());
       return 0;
     }
@@ -155,24 +158,26 @@ public final class Launcher {
   }
 
   private String usage() {
-    List<HelpText.Row> rows = new ArrayList<>();
-    commands.forEach((name, entry) -> rows.add(new HelpText.Row(name, entry.description())));
-    List<HelpText.Row> all = new ArrayList<>(rows);
-    all.add(HelpText.HELP);
-    int column = HelpText.column(all, 2, 24);
-    return new HelpText(80)
-        .line("Usage: " + name + " [-h] COMMAND")
-        .rows(List.of(HelpText.HELP), 2, column)
-        .line("Commands:")
-        .rows(rows, 2, column)
-        .line("")
-        .line("Each command's flags: " + name + " COMMAND --help")
-        .toString();
+    CommandSpec spec = CommandSpec.create().name(name);
+    spec.addOption(
+        OptionSpec.builder("-h", "--help").usageHelp(true).description("print this help").build());
+    commands.forEach(
+        (command, entry) -> {
+          CommandSpec c = CommandSpec.create().name(command);
+          c.usageMessage().description(entry.description());
+          spec.addSubcommand(command, c);
+        });
+    spec.usageMessage()
+        .synopsisSubcommandLabel("COMMAND")
+        .width(80)
+        .footer("", "Each command's flags: " + name + " COMMAND --help");
+    return new CommandLine(spec).getUsageMessage().stripTrailing();
   }
 
   /** {@code LOG_LEVEL}, when it names a level; a bad one is reported by the command's parser. */
   private static org.slf4j.event.Level levelFrom(Map<String, String> env) {
-    String value = env.get(DriverOptions.LOG_LEVEL_ENV);
+    // Not DriverFlags: loading it loads the classes whose defaults it shows, and they log.
+    String value = env.get(LineLogging.LEVEL_VARIABLE);
     try {
       return value == null || value.isBlank()
           ? LineLogging.DEFAULT_LEVEL

@@ -90,6 +90,11 @@ class DeviceClassGeneratorTest {
     c = printed();
     assertThat(c.spec().extendedResourceName()).isEmpty();
     assertThat(c.metadata().name()).isEqualTo("fpga.example.com");
+
+    // A blank variable counts as unset, as for every flag of every command.
+    out.reset();
+    assertThat(run(Map.of("driver-name", DRIVER), Map.of("DRIVER_NAME", " "))).isZero();
+    assertThat(printed().metadata().name()).isEqualTo(DRIVER);
   }
 
   @Test
@@ -184,10 +189,10 @@ class DeviceClassGeneratorTest {
     assertThat(stderr()).contains("--driver-name (or DRIVER_NAME) is required");
     err.reset();
     assertThat(run(Map.of("driver-name", DRIVER), Map.of(), "--bogus", "x")).isEqualTo(2);
-    assertThat(stderr()).contains("unknown flag --bogus").contains("usage: deviceclass");
+    assertThat(stderr()).contains("Unknown options: '--bogus'").contains("Usage: deviceclass");
     err.reset();
     assertThat(run(Map.of("driver-name", DRIVER), Map.of(), "--match")).isEqualTo(2);
-    assertThat(stderr()).contains("flag --match needs a value");
+    assertThat(stderr()).contains("Missing required parameter for option '--match'");
     err.reset();
     assertThat(run(Map.of("driver-name", DRIVER), Map.of(), "--match", "type")).isEqualTo(2);
     assertThat(stderr()).contains("--match \"type\" must be ATTRIBUTE=VALUE");
@@ -197,7 +202,7 @@ class DeviceClassGeneratorTest {
     assertThat(stdout()).isEmpty();
     err.reset();
     assertThat(run(Map.of("driver-name", DRIVER), Map.of(), "--help")).isZero();
-    assertThat(stdout()).contains("--match ATTRIBUTE=VALUE");
+    assertThat(stdout()).contains("--match=ATTRIBUTE=VALUE");
   }
 
   @Test

@@ -10,6 +10,7 @@ import io.dra4j.api.provider.Inventory;
 import io.dra4j.api.provider.Pool;
 import io.dra4j.api.provider.ProviderContext;
 import io.dra4j.kube.KubeClient;
+import io.dra4j.kube.internal.Backoff;
 import io.dra4j.runtime.cdi.CdiSpecWriter;
 import io.dra4j.runtime.errors.DriverError;
 import io.dra4j.runtime.errors.DriverErrorHandler;
@@ -135,16 +136,20 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Defaults</h2>
  *
- * Four settings are required: driver name, node name, provider, API client. Each other setter of
- * the {@link Builder} names its default: registrar directory {@code
- * /var/lib/kubelet/plugins_registry}, plugin directory {@code /var/lib/kubelet/plugins/<driver>},
- * CDI directory {@code /var/run/cdi}, sysfs {@code /sys}, dev {@code /dev}, no enrichers, no
- * provider settings, no pod UID (no rolling update), health taint {@code NoSchedule} lifted after
- * 60 s healthy, extended-resource policy {@code wait}, no device metadata, warm-up on, errors
- * logged; metrics only where dra-launcher's {@code run} command records them.
+ * Four settings are required: driver name, node name, provider, API client. Every other setter of
+ * the {@link Builder} names its default, the one place a driver's default is stated: a launcher
+ * passes on only what its command line gave ({@code dra-launcher}'s {@code DriverSettings}), and
+ * the driver hands the resolved {@code Settings} down to its parts.
  */
 public final class DraDriver implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(DraDriver.class);
+
+  /**
+   * After a failed discovery: 1 s doubling to 60 s, without jitter (a discovery fails on this node
+   * alone, there is no shared server whose clients would retry in lockstep).
+   */
+  private static final Backoff.Policy DISCOVERY_BACKOFF =
+      new Backoff.Policy(Duration.ofSeconds(1), Duration.ofSeconds(60), 0, Duration.ZERO);
 
   private enum State {
     NEW,
@@ -174,7 +179,7 @@ public final class DraDriver implements AutoCloseable {
   private volatile Optional<List<Pool>> discovered = Optional.empty();
   private volatile List<Pool> published = List.of();
   private volatile boolean guardSynced;
-  private int discoveryFailures;
+  private final Backoff discoveryBackoff = new Backoff(DISCOVERY_BACKOFF);
 
   private volatile Optional<String> fatalReason = Optional.empty();
 
@@ -407,11 +412,11 @@ public final class DraDriver implements AutoCloseable {
     Inventory inventory;
     try {
       inventory = settings.provider.discover(context);
-      discoveryFailures = 0;
+      discoveryBackoff.reset();
     } catch (Exception e) {
       // Keep what was published before: a transient failure (a GPU driver still loading) must
       // never publish an empty inventory over the node's slices.
-      long delay = Math.min(60, 1L << Math.min(discoveryFailures++, 6));
+      long delay = discoveryBackoff.next().toSeconds();
       report(
           DriverError.recoverable(
               DriverError.Source.DISCOVERY,

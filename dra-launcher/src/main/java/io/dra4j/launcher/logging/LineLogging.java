@@ -28,8 +28,14 @@ import org.slf4j.spi.SLF4JServiceProvider;
  * {@code trace} only.
  */
 public final class LineLogging implements SLF4JServiceProvider {
-  /** The level when {@code --log-level} (or {@code LOG_LEVEL}) is not given. */
+  /** The level when {@code --log-level} (or {@link #LEVEL_VARIABLE}) is not given. */
   public static final Level DEFAULT_LEVEL = Level.INFO;
+
+  /**
+   * The environment variable of the level, {@code --log-level}'s: read before anything logs, so its
+   * name is a constant here rather than a field of a class whose loading logs.
+   */
+  public static final String LEVEL_VARIABLE = "LOG_LEVEL";
 
   private static volatile Level threshold = DEFAULT_LEVEL;
   private static volatile PrintStream out = System.err;

@@ -22,26 +22,9 @@ final class CdiRules {
 
   static final Pattern DEVICE_NAME = Pattern.compile("[A-Za-z0-9]([A-Za-z0-9_.:-]*[A-Za-z0-9])?");
 
-  /**
-   * What a claim UID may look like to be used in file and device names. Kubernetes UIDs are UUIDs;
-   * no underscore, so the UID part of a transient spec name {@code vendor-class_uid} is
-   * unambiguous.
-   */
-  static final Pattern CLAIM_UID = Pattern.compile("[A-Za-z0-9]([A-Za-z0-9.-]{0,126}[A-Za-z0-9])?");
-
   private static final Set<String> NODE_TYPES = Set.of("b", "c", "u", "p");
 
   private CdiRules() {}
-
-  static void checkClaimUid(String uid) {
-    if (!CLAIM_UID.matcher(uid).matches()) {
-      throw new IllegalArgumentException(
-          "claim UID \""
-              + uid
-              + "\" cannot name a CDI spec: it must be 1-128 letters, digits, '-' or '.',"
-              + " starting and ending with a letter or digit");
-    }
-  }
 
   static void checkDeviceName(String name) {
     if (!DEVICE_NAME.matcher(name).matches()) {

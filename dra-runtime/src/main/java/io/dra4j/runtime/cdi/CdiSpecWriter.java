@@ -7,6 +7,7 @@ import io.dra4j.api.claim.ClaimRef;
 import io.dra4j.api.claim.DeviceException;
 import io.dra4j.api.claim.PreparedDevice;
 import io.dra4j.runtime.files.AtomicFiles;
+import io.dra4j.runtime.files.ClaimUids;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
@@ -71,7 +72,7 @@ public final class CdiSpecWriter {
 
   /** The path of a claim's spec file (which may not exist). */
   public Path specFile(String claimUid) {
-    CdiRules.checkClaimUid(claimUid);
+    ClaimUids.check(claimUid, "a CDI spec");
     return directory.resolve(kind.transientSpecFileName(claimUid));
   }
 
@@ -96,7 +97,7 @@ public final class CdiSpecWriter {
     List<PreparedDevice> checked = new ArrayList<>(devices.size());
     ClaimSpec result;
     try {
-      CdiRules.checkClaimUid(claim.uid());
+      ClaimUids.check(claim.uid(), "a CDI spec");
       CdiRules.checkEdits("claim-wide edits of claim " + claim, claimEdits);
       for (PreparedDevice p : devices) {
         CdiRules.checkEdits("device " + p.device().device() + " of claim " + claim, p.edits());
@@ -171,8 +172,7 @@ public final class CdiSpecWriter {
       String name = p.getFileName().toString();
       if (name.startsWith(tempPrefix) && name.endsWith(".tmp")) {
         String uid = name.substring(tempPrefix.length(), name.length() - ".tmp".length());
-        if (CdiRules.CLAIM_UID.matcher(uid).matches()
-            && Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
+        if (ClaimUids.isValid(uid) && Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
           Files.deleteIfExists(p);
           removed.add(p);
           LOG.info("removed temporary CDI file {} left by an interrupted write", p);
@@ -183,7 +183,7 @@ public final class CdiSpecWriter {
         continue;
       }
       String uid = name.substring(prefix.length(), name.length() - ".json".length());
-      if (!CdiRules.CLAIM_UID.matcher(uid).matches()
+      if (!ClaimUids.isValid(uid)
           || claimUidsToKeep.contains(uid)
           // A link is left alone: never followed, never taken for one of our specs.
           || !Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {

@@ -4,6 +4,7 @@ import io.dra4j.api.cdi.ContainerEdits;
 import io.dra4j.api.claim.AllocatedDevice;
 import io.dra4j.api.claim.ClaimRef;
 import io.dra4j.api.claim.PreparedDevice;
+import io.dra4j.runtime.files.ClaimUids;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -50,7 +51,7 @@ public record ClaimSpec(ClaimRef claim, Optional<CdiSpec> spec, List<ClaimSpec.E
    */
   public static ClaimSpec build(
       CdiKind kind, ClaimRef claim, List<PreparedDevice> prepared, ContainerEdits claimEdits) {
-    CdiRules.checkClaimUid(claim.uid());
+    ClaimUids.check(claim.uid(), "a CDI spec");
     CdiRules.checkEdits("claim-wide edits of claim " + claim, claimEdits);
     List<String> names =
         CdiDeviceNames.assign(claim.uid(), prepared.stream().map(PreparedDevice::device).toList());

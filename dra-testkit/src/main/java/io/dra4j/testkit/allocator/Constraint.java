@@ -3,6 +3,7 @@ package io.dra4j.testkit.allocator;
 import io.dra4j.api.device.Device;
 import io.dra4j.api.device.DeviceAttribute;
 import io.dra4j.kube.DeviceConstraint;
+import io.dra4j.kube.RequestNames;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -55,9 +56,8 @@ final class Constraint {
   }
 
   private boolean appliesTo(String request, String subRequest) {
-    return requests.isEmpty()
-        || requests.contains(request)
-        || (!subRequest.isEmpty() && requests.contains(request + "/" + subRequest));
+    return RequestNames.matches(
+        requests, RequestNames.of(request, Optional.of(subRequest).filter(s -> !s.isEmpty())));
   }
 
   /** Adds the device if the constraint allows it; a rejected device leaves no trace. */

@@ -25,6 +25,7 @@ import io.dra4j.kube.DeviceSelector;
 import io.dra4j.kube.DeviceSubRequest;
 import io.dra4j.kube.ExactDeviceRequest;
 import io.dra4j.kube.Node;
+import io.dra4j.kube.RequestNames;
 import io.dra4j.kube.ResourceClaim;
 import io.dra4j.kube.ResourceSlice;
 import java.math.BigDecimal;
@@ -253,7 +254,7 @@ final class Search {
       List<DeviceToleration> tolerations,
       Optional<CapacityRequirements> capacityRequests)
       throws Refusal {
-    String name = sub.isEmpty() ? request : request + "/" + sub;
+    String name = RequestNames.of(request, Optional.of(sub).filter(s -> !s.isEmpty()));
     DeviceClass deviceClass = classes.get(className);
     if (deviceClass == null) {
       throw new Refusal(name, "device class \"" + className + "\" does not exist");
@@ -431,8 +432,7 @@ final class Search {
         String reason = owner + ": selector #" + i + ": " + e.getMessage();
         w.celErrors.add(reason);
         if (!diagnosing) {
-          throw new SelectorFailed(
-              w.subRequest.isEmpty() ? w.request : w.request + "/" + w.subRequest, reason);
+          throw new SelectorFailed(w.resultName(), reason);
         }
         return false;
       }

@@ -4,10 +4,12 @@ import io.dra4j.api.device.DeviceToleration;
 import io.dra4j.api.device.Quantity;
 import io.dra4j.cel.CompiledSelector;
 import io.dra4j.kube.DeviceClass;
+import io.dra4j.kube.RequestNames;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -72,7 +74,7 @@ final class Wanted {
 
   /** {@code request} or {@code request/subrequest}, as allocation results name it. */
   String resultName() {
-    return subRequest.isEmpty() ? request : request + "/" + subRequest;
+    return RequestNames.of(request, Optional.of(subRequest).filter(s -> !s.isEmpty()));
   }
 
   String className() {

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
+import io.dra4j.kube.internal.StatusReasons;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.URLDecoder;
@@ -123,7 +124,7 @@ final class ApiHandler implements HttpHandler {
       sendStatus(
           ex,
           code,
-          reasonFor(code),
+          StatusReasons.forCode(code),
           "injected failure for " + verb + " " + route.resource(),
           failure.get().retryAfterSeconds());
       return;
@@ -509,35 +510,6 @@ final class ApiHandler implements HttpHandler {
       sendJson(ex, code, s);
     } catch (IOException e) {
       LOG.debug("fake API server: cannot send the error: {}", e.toString());
-    }
-  }
-
-  static String reasonFor(int code) {
-    switch (code) {
-      case 400:
-        return "BadRequest";
-      case 401:
-        return "Unauthorized";
-      case 403:
-        return "Forbidden";
-      case 404:
-        return "NotFound";
-      case 409:
-        return "Conflict";
-      case 410:
-        return "Expired";
-      case 422:
-        return "Invalid";
-      case 429:
-        return "TooManyRequests";
-      case 500:
-        return "InternalError";
-      case 503:
-        return "ServiceUnavailable";
-      case 504:
-        return "Timeout";
-      default:
-        return "Unknown";
     }
   }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.dra4j.kube.internal.StatusReasons;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -112,7 +113,7 @@ final class Watcher {
     status.putObject("metadata");
     status.put("status", "Failure");
     status.put("message", message);
-    status.put("reason", "Expired");
+    status.put("reason", StatusReasons.forCode(410));
     status.put("code", 410);
     send("ERROR", status);
     end();

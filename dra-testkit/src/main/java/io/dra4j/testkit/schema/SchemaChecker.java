@@ -2,6 +2,7 @@ package io.dra4j.testkit.schema;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.dra4j.api.device.Quantity;
+import io.dra4j.kube.KubeNames;
 import java.math.BigInteger;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
@@ -29,13 +30,6 @@ final class SchemaChecker {
   private static final BigInteger INT32_MIN = BigInteger.valueOf(Integer.MIN_VALUE);
   private static final BigInteger INT32_MAX = BigInteger.valueOf(Integer.MAX_VALUE);
   private static final Pattern SIMPLE_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
-  private static final String DNS_LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
-  private static final Pattern DNS_SUBDOMAIN =
-      Pattern.compile(DNS_LABEL + "(\\." + DNS_LABEL + ")*");
-  private static final Pattern LABEL_NAME =
-      Pattern.compile("([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]");
-  private static final Pattern LABEL_VALUE =
-      Pattern.compile("(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?");
 
   private final Map<String, JsonNode> schemas;
   private final List<String> out = new ArrayList<>();
@@ -300,7 +294,7 @@ final class SchemaChecker {
       String p = child("$.metadata.labels", label.getKey());
       labelKey(label.getKey(), p);
       String v = label.getValue().asText();
-      if (v.length() > 63 || !LABEL_VALUE.matcher(v).matches()) {
+      if (!KubeNames.labelValue(v).isEmpty()) {
         out.add(p + ": \"" + v + "\" is not a valid label value (at most 63 characters)");
       }
     }
@@ -315,7 +309,7 @@ final class SchemaChecker {
   private void objectName(String name, String path, boolean prefix) {
     String candidate =
         prefix && name.endsWith("-") ? name.substring(0, name.length() - 1) + "a" : name;
-    if (candidate.length() > 253 || !DNS_SUBDOMAIN.matcher(candidate).matches()) {
+    if (!KubeNames.dnsSubdomain(candidate).isEmpty()) {
       out.add(
           path
               + ": \""
@@ -327,15 +321,7 @@ final class SchemaChecker {
   }
 
   private void labelKey(String key, String path) {
-    int slash = key.indexOf('/');
-    String prefix = slash < 0 ? "" : key.substring(0, slash);
-    String name = slash < 0 ? key : key.substring(slash + 1);
-    boolean ok =
-        !name.isEmpty()
-            && name.length() <= 63
-            && LABEL_NAME.matcher(name).matches()
-            && (slash < 0 || (prefix.length() <= 253 && DNS_SUBDOMAIN.matcher(prefix).matches()));
-    if (!ok) {
+    if (!KubeNames.qualifiedName(key).isEmpty()) {
       out.add(path + ": \"" + key + "\" is not a valid qualified key ([prefix/]name)");
     }
   }

@@ -9,11 +9,15 @@ import io.dra4j.kube.Informer;
 import io.dra4j.kube.InformerHandler;
 import io.dra4j.kube.ListOptions;
 import io.dra4j.kube.Preconditions;
+import io.dra4j.kube.RequestObserver;
 import io.dra4j.kube.ResourceSlice;
 import io.dra4j.kube.ResourceSliceSpec;
 import io.dra4j.runtime.testsupport.Await;
 import java.time.Duration;
+import java.util.List;
+import java.util.Queue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -27,6 +31,7 @@ class InformerTest {
   private HttpKubeClient client;
   private Informer<ResourceSlice> informer;
   private final BlockingQueue<String> events = new LinkedBlockingQueue<>();
+  private final Queue<String> attempts = new ConcurrentLinkedQueue<>();
 
   @AfterEach
   void stop() {
@@ -42,11 +47,25 @@ class InformerTest {
   }
 
   private void startInformer(ListOptions options) throws InterruptedException {
+    startInformer(options, 0);
+  }
+
+  private void startInformer(ListOptions options, int clientRetries) throws InterruptedException {
     client =
         server
             .clientBuilder()
             .rateLimit(1000, 1000)
-            .retries(0, Duration.ofMillis(1), Duration.ofMillis(1))
+            .retries(clientRetries, Duration.ofMillis(1), Duration.ofMillis(1))
+            .observer(
+                new RequestObserver() {
+                  @Override
+                  public void attempted(String verb, String resource, int status, long nanos) {
+                    attempts.add(verb + (status == 0 ? " refused" : ""));
+                  }
+
+                  @Override
+                  public void rateLimited(String verb, long nanos) {}
+                })
             .build();
     informer =
         Informer.builder(client, ResourceSlice.TYPE)
@@ -125,9 +144,12 @@ class InformerTest {
     server = FakeApiServer.start();
     startInformer(ListOptions.ALL);
     awaitWatches(1);
-    server.faults().dropWatches();
-    awaitWatches(2);
+    // An event first: a watch that ends within 1 s without one is a failure, as for client-go.
     try (HttpKubeClient writer = server.newClient()) {
+      writer.create(ResourceSlice.TYPE, slice("before", "node-1", DRIVER));
+      assertThat(next()).isEqualTo("add before");
+      server.faults().dropWatches();
+      awaitWatches(2);
       writer.create(ResourceSlice.TYPE, slice("after", "node-1", DRIVER));
     }
     assertThat(next()).isEqualTo("add after");
@@ -177,5 +199,37 @@ class InformerTest {
     assertThat(informer.listCount()).isGreaterThanOrEqualTo(2);
     assertThat(informer.get("", "a")).contains(a);
     assertThat(events.poll(300, TimeUnit.MILLISECONDS)).isNull();
+  }
+
+  @Test
+  void whileTheServerIsAwayItOnlyWatchesAgainOnItsBackoffAndResumesWithoutAList() throws Exception {
+    server = FakeApiServer.start();
+    server.put(ResourceSlice.TYPE, slice("a", "node-1", DRIVER));
+    // The client would retry a refused call 5 times: an informer's list and watch it must not.
+    startInformer(ListOptions.ALL, 5);
+    assertThat(next()).isEqualTo("add a");
+    awaitWatches(1);
+    // An event first: a watch that ends within 1 s without one is a failure, as for client-go.
+    server.put(ResourceSlice.TYPE, slice("b", "node-1", DRIVER));
+    assertThat(next()).isEqualTo("add b");
+
+    server.stop();
+    Thread.sleep(1000); // not a wait for a condition: the outage, whose attempts are counted
+    List<String> whileAway = List.copyOf(attempts);
+    server.restart();
+    server.put(ResourceSlice.TYPE, slice("c", "node-1", DRIVER));
+    assertThat(next()).isEqualTo("add c");
+
+    // One list at the start, one watch; then, while away, only watches, each refused once: the
+    // backoff (20 ms doubling to 200 ms, each d·[1, 2)) allows at most 9 in 1 s.
+    assertThat(whileAway.subList(0, 2)).containsExactly("list", "watch");
+    assertThat(whileAway.subList(2, whileAway.size()))
+        .isNotEmpty()
+        .hasSizeLessThanOrEqualTo(9)
+        .allMatch(a -> a.equals("watch refused"));
+    // Back, it watches on from where it was: no list, so no stampede of lists at a restart.
+    assertThat(informer.listCount()).isEqualTo(1);
+    assertThat(attempts).containsOnlyOnce("list");
+    assertThat(server.requests("list", "resourceslices")).isEqualTo(1);
   }
 }

@@ -149,7 +149,7 @@ class StatusAndMetadataTest {
             new Object[] {
               DeviceStatus.ready("Ok", "")
                   .withNetworkData(new NetworkDeviceData("eth0", List.of("192.0.2.5"), "")),
-              "networkData.ips[0] \"192.0.2.5\" is not an interface address in CIDR form"
+              "networkData.ips[0] \"192.0.2.5\" must be a valid address in CIDR form"
             },
             new Object[] {
               DeviceStatus.ready("Ok", "").withData(Map.of("blob", "x".repeat(11000))), "data: 11"

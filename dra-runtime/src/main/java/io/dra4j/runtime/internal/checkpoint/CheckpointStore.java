@@ -2,6 +2,7 @@ package io.dra4j.runtime.internal.checkpoint;
 
 import io.dra4j.kube.internal.Failures;
 import io.dra4j.runtime.files.AtomicFiles;
+import io.dra4j.runtime.files.ClaimUids;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
@@ -13,10 +14,8 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,14 +35,14 @@ import org.slf4j.LoggerFactory;
  * serialized by the caller. One process owns the directory at a time.
  */
 public final class CheckpointStore {
+  private static final String CHECKPOINT = "a checkpoint file";
+
   /** The directory under the plugin data directory that holds the records. */
   public static final String DIRECTORY_NAME = "checkpoints";
 
   private static final Logger LOG = LoggerFactory.getLogger(CheckpointStore.class);
   private static final Set<PosixFilePermission> RECORD_MODE =
       PosixFilePermissions.fromString("rw-------");
-  private static final Pattern CLAIM_UID =
-      Pattern.compile("[A-Za-z0-9]([A-Za-z0-9.-]{0,126}[A-Za-z0-9])?");
   private static final String SUFFIX = ".json";
   private static final String TEMP_SUFFIX = ".json.tmp";
   private static final String CORRUPT_SUFFIX = ".json.corrupt";
@@ -95,7 +94,7 @@ public final class CheckpointStore {
 
   /** Atomically creates or replaces the record of {@code record.claim()}. */
   public void write(ClaimCheckpoint record) throws IOException {
-    String uid = checkUid(record.claim().uid());
+    String uid = ClaimUids.check(record.claim().uid(), CHECKPOINT);
     AtomicFiles.write(
         file(uid),
         directory.resolve("." + uid + TEMP_SUFFIX),
@@ -116,7 +115,7 @@ public final class CheckpointStore {
    *     a newer dra4j in a form this version cannot interpret (left in place)
    */
   public Optional<ClaimCheckpoint> read(String claimUid) throws IOException {
-    Path file = file(checkUid(claimUid));
+    Path file = file(ClaimUids.check(claimUid, CHECKPOINT));
     Optional<byte[]> content = AtomicFiles.readIfPresent(file);
     return content.isEmpty()
         ? Optional.empty()
@@ -129,7 +128,7 @@ public final class CheckpointStore {
    * @return whether a record was removed
    */
   public boolean delete(String claimUid) throws IOException {
-    String uid = checkUid(claimUid);
+    String uid = ClaimUids.check(claimUid, CHECKPOINT);
     boolean removed = AtomicFiles.delete(file(uid), directory.resolve("." + uid + TEMP_SUFFIX));
     if (removed) {
       LOG.debug("claim {}: checkpoint removed", uid);
@@ -158,7 +157,7 @@ public final class CheckpointStore {
     for (Path p : files) {
       String name = p.getFileName().toString();
       String uid = name.substring(0, name.length() - SUFFIX.length());
-      if (!CLAIM_UID.matcher(uid).matches()) {
+      if (!ClaimUids.isValid(uid)) {
         String msg = "file name is not <claimUID>.json; left alone";
         LOG.warn("checkpoint directory entry {}: {}", p, msg);
         problems.add(new CheckpointProblem(p, Optional.empty(), msg, Optional.empty()));
@@ -249,17 +248,5 @@ public final class CheckpointStore {
 
   private Path file(String uid) {
     return directory.resolve(uid + SUFFIX);
-  }
-
-  private static String checkUid(String uid) {
-    Objects.requireNonNull(uid, "claim uid");
-    if (!CLAIM_UID.matcher(uid).matches()) {
-      throw new IllegalArgumentException(
-          "claim UID \""
-              + uid
-              + "\" cannot name a checkpoint file: it must be 1-128 letters, digits, '-' or '.',"
-              + " starting and ending with a letter or digit");
-    }
-    return uid;
   }
 }

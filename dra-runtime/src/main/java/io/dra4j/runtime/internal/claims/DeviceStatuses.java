@@ -7,13 +7,13 @@ import io.dra4j.api.status.DeviceStatus;
 import io.dra4j.api.status.NetworkDeviceData;
 import io.dra4j.kube.AllocatedDeviceStatus;
 import io.dra4j.kube.KubeJson;
-import java.math.BigInteger;
+import io.dra4j.kube.KubeNames;
+import io.dra4j.kube.internal.IpLiteral;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -32,15 +32,8 @@ final class DeviceStatuses {
   static final int MAX_HARDWARE_ADDRESS = 128;
   static final int MAX_IPS = 16;
 
-  // metav1.Condition: type is a qualified name, reason CamelCase-ish (validation in apimachinery).
-  private static final Pattern CONDITION_TYPE =
-      Pattern.compile(
-          "([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
-              + "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]");
+  // metav1.Condition's reason (apimachinery v0.37.2 pkg/apis/meta/v1/validation/validation.go).
   private static final Pattern REASON = Pattern.compile("[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?");
-  private static final Pattern IPV4 =
-      Pattern.compile("(0|[1-9][0-9]{0,2})(\\.(0|[1-9][0-9]{0,2})){3}");
-  private static final Pattern IPV6_CHARS = Pattern.compile("[0-9A-Fa-f:.]+");
 
   private DeviceStatuses() {}
 
@@ -65,13 +58,16 @@ final class DeviceStatuses {
     for (int i = 0; i < s.conditions().size(); i++) {
       Condition c = s.conditions().get(i);
       String ci = at + "conditions[" + i + "]";
-      if (c.type().length() > 316 || !CONDITION_TYPE.matcher(c.type()).matches()) {
+      // A label name, as metav1 validates a condition's type (validation.go:342-350).
+      List<String> typeProblems = KubeNames.qualifiedName(c.type());
+      if (!typeProblems.isEmpty()) {
         throw new IllegalArgumentException(
             ci
                 + ".type \""
                 + c.type()
-                + "\" must be a CamelCase name, optionally with a DNS-subdomain prefix"
-                + " (e.g. Ready, example.com/Configured), at most 316 characters");
+                + "\" "
+                + String.join("; ", typeProblems)
+                + " (e.g. Ready, example.com/Configured)");
       }
       if (!types.add(c.type())) {
         throw new IllegalArgumentException(ci + ".type \"" + c.type() + "\" appears twice");
@@ -134,132 +130,17 @@ final class DeviceStatuses {
     Set<String> seen = new HashSet<>();
     for (int i = 0; i < n.ips().size(); i++) {
       String ip = n.ips().get(i);
-      String canonical = parseCidr(ip);
-      if (canonical == null) {
+      Optional<String> problem = IpLiteral.interfaceAddressProblem(ip);
+      if (problem.isPresent()) {
         throw new IllegalArgumentException(
-            at
-                + "networkData.ips["
-                + i
-                + "] \""
-                + ip
-                + "\" is not an interface address in CIDR form (e.g. 192.0.2.5/24 or"
-                + " 2001:db8::5/64)");
+            at + "networkData.ips[" + i + "] \"" + ip + "\" " + problem.get());
       }
-      if (!seen.add(canonical)) {
+      // Valid addresses are canonical: the same address is the same text.
+      if (!seen.add(ip)) {
         throw new IllegalArgumentException(
             at + "networkData.ips[" + i + "] \"" + ip + "\" is listed twice");
       }
     }
-  }
-
-  /**
-   * The canonical {@code address/prefix}, or null when {@code s} is not an address in CIDR form.
-   */
-  static String parseCidr(String s) {
-    int slash = s.indexOf('/');
-    if (slash <= 0 || slash == s.length() - 1) {
-      return null;
-    }
-    String addr = s.substring(0, slash);
-    String prefix = s.substring(slash + 1);
-    if (!prefix.matches("0|[1-9][0-9]{0,2}")) {
-      return null;
-    }
-    int bits = Integer.parseInt(prefix);
-    byte[] bytes;
-    if (addr.indexOf(':') < 0) {
-      if (!IPV4.matcher(addr).matches()) {
-        return null;
-      }
-      String[] parts = addr.split("\\.");
-      bytes = new byte[4];
-      for (int i = 0; i < 4; i++) {
-        int v = Integer.parseInt(parts[i]);
-        if (v > 255) {
-          return null;
-        }
-        bytes[i] = (byte) v;
-      }
-      if (bits > 32) {
-        return null;
-      }
-    } else {
-      if (!IPV6_CHARS.matcher(addr).matches()) {
-        return null;
-      }
-      bytes = parseIpv6(addr);
-      if (bytes == null || bits > 128) {
-        return null;
-      }
-    }
-    return new BigInteger(1, bytes).toString(16) + "/" + bytes.length + "/" + bits;
-  }
-
-  private static byte[] parseIpv6(String addr) {
-    // Only literal addresses reach here (hex digits, ':' and '.'), so no name lookup can happen.
-    String a = addr.toLowerCase(Locale.ROOT);
-    int dc = a.indexOf("::");
-    if (dc >= 0 && a.indexOf("::", dc + 1) >= 0) {
-      return null;
-    }
-    List<Integer> head = new ArrayList<>();
-    List<Integer> tail = new ArrayList<>();
-    if (dc >= 0) {
-      if (!groups(a.substring(0, dc), head, false) || !groups(a.substring(dc + 2), tail, true)) {
-        return null;
-      }
-      if (head.size() + tail.size() > 7) {
-        return null;
-      }
-    } else {
-      if (!groups(a, head, true) || head.size() != 8) {
-        return null;
-      }
-    }
-    int[] words = new int[8];
-    for (int i = 0; i < head.size(); i++) {
-      words[i] = head.get(i);
-    }
-    for (int i = 0; i < tail.size(); i++) {
-      words[8 - tail.size() + i] = tail.get(i);
-    }
-    byte[] b = new byte[16];
-    for (int i = 0; i < 8; i++) {
-      b[2 * i] = (byte) (words[i] >> 8);
-      b[2 * i + 1] = (byte) words[i];
-    }
-    return b;
-  }
-
-  private static boolean groups(String s, List<Integer> out, boolean allowV4Tail) {
-    if (s.isEmpty()) {
-      return true;
-    }
-    String[] parts = s.split(":", -1);
-    for (int i = 0; i < parts.length; i++) {
-      String p = parts[i];
-      if (allowV4Tail && i == parts.length - 1 && p.indexOf('.') >= 0) {
-        if (!IPV4.matcher(p).matches()) {
-          return false;
-        }
-        String[] q = p.split("\\.");
-        int[] v = new int[4];
-        for (int k = 0; k < 4; k++) {
-          v[k] = Integer.parseInt(q[k]);
-          if (v[k] > 255) {
-            return false;
-          }
-        }
-        out.add((v[0] << 8) | v[1]);
-        out.add((v[2] << 8) | v[3]);
-        continue;
-      }
-      if (p.isEmpty() || p.length() > 4 || !p.matches("[0-9a-f]+")) {
-        return false;
-      }
-      out.add(Integer.parseInt(p, 16));
-    }
-    return true;
   }
 
   /**

@@ -14,6 +14,7 @@ import io.dra4j.api.provider.TypedConfig;
 import io.dra4j.kube.DeviceAllocationConfiguration;
 import io.dra4j.kube.KubeJson;
 import io.dra4j.kube.OpaqueDeviceConfiguration;
+import io.dra4j.kube.RequestNames;
 import io.dra4j.kube.internal.Failures;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -104,22 +105,11 @@ final class OpaqueConfigs {
   }
 
   private static boolean appliesTo(DeviceAllocationConfiguration c, AllocatedDevice d) {
-    if (c.requests().isEmpty()) {
-      return true;
-    }
-    for (String r : c.requests()) {
-      if (r.equals(d.request())) {
-        return true;
-      }
-      if (d.subrequest().isPresent() && r.equals(d.request() + "/" + d.subrequest().get())) {
-        return true;
-      }
-    }
-    return false;
+    return RequestNames.matches(c.requests(), requestName(d));
   }
 
   private static String requestName(AllocatedDevice d) {
-    return d.request() + d.subrequest().map(s -> "/" + s).orElse("");
+    return RequestNames.of(d.request(), d.subrequest());
   }
 
   private Object decode(ClaimRef claim, String request, OpaqueDeviceConfiguration opaque)

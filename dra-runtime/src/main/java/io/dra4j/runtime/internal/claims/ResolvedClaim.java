@@ -6,6 +6,7 @@ import io.dra4j.api.claim.ClaimRef;
 import io.dra4j.kube.AllocationResult;
 import io.dra4j.kube.DeviceAllocationConfiguration;
 import io.dra4j.kube.DeviceRequestAllocationResult;
+import io.dra4j.kube.RequestNames;
 import io.dra4j.kube.ResourceClaim;
 import java.util.ArrayList;
 import java.util.List;
@@ -67,12 +68,9 @@ record ResolvedClaim(ClaimRef ref, ResourceClaim claim, List<AllocatedDevice> de
   }
 
   static AllocatedDevice toAllocated(DeviceRequestAllocationResult r) {
-    int slash = r.request().indexOf('/');
-    Optional<String> sub =
-        slash < 0 ? Optional.empty() : Optional.of(r.request().substring(slash + 1));
     return new AllocatedDevice(
         r.baseRequest(),
-        sub,
+        RequestNames.subrequest(r.request()),
         r.pool(),
         r.device(),
         r.adminAccess().orElse(false),

@@ -1,6 +1,7 @@
 package io.dra4j.runtime.internal.kubelet;
 
 import io.dra4j.api.claim.ClaimRef;
+import io.dra4j.kube.RequestNames;
 import io.grpc.Context;
 import io.grpc.Status;
 import io.grpc.StatusException;
@@ -239,7 +240,7 @@ final class NodeCalls {
     boolean any = false;
     for (KubeletDevice d : result.devices()) {
       for (String name : d.requestNames()) {
-        if (name.indexOf('/') >= 0) {
+        if (RequestNames.subrequest(name).isPresent()) {
           any = true;
           break;
         }
@@ -252,8 +253,7 @@ final class NodeCalls {
     for (KubeletDevice d : result.devices()) {
       List<String> names = new ArrayList<>(d.requestNames().size());
       for (String name : d.requestNames()) {
-        int slash = name.indexOf('/');
-        String base = slash >= 0 ? name.substring(0, slash) : name;
+        String base = RequestNames.base(name);
         if (!names.contains(base)) {
           names.add(base);
         }

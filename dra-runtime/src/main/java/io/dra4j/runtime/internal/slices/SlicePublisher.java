@@ -112,8 +112,9 @@ public final class SlicePublisher implements AutoCloseable {
   private final PublishListener listener;
   private final SyncObserver syncObserver;
   private final DriverErrorHandler errorHandler;
-  private final Duration backoffBase;
-  private final Duration backoffMax;
+  private final Backoff.Policy backoff;
+  // Tests shorten the informer's backoff with the writes'; a driver's is the reflector's.
+  private final Optional<Backoff.Policy> informerBackoff;
   private final Duration resyncDelay;
 
   private final AtomicLong creates = new AtomicLong();
@@ -167,8 +168,8 @@ public final class SlicePublisher implements AutoCloseable {
     this.listener = b.listener;
     this.syncObserver = b.syncObserver;
     this.errorHandler = b.errorHandler;
-    this.backoffBase = b.backoffBase;
-    this.backoffMax = b.backoffMax;
+    this.backoff = Backoff.Policy.upTo(b.backoffBase, b.backoffMax);
+    this.informerBackoff = b.informerBackoff;
     this.resyncDelay = b.resyncDelay;
     this.worker = new Thread(this::run, "slice-publisher-" + driver);
     this.worker.setDaemon(true);
@@ -330,10 +331,10 @@ public final class SlicePublisher implements AutoCloseable {
 
   private Informer<ResourceSlice> informer(String node, Source source) {
     String selector = "spec.driver=" + driver + ",spec.nodeName=" + node;
-    return Informer.builder(client, ResourceSlice.TYPE)
-        .options(ListOptions.fields(selector))
-        .backoff(backoffBase, backoffMax)
-        .handler(
+    Informer.Builder<ResourceSlice> b =
+        Informer.builder(client, ResourceSlice.TYPE).options(ListOptions.fields(selector));
+    informerBackoff.ifPresent(p -> b.backoff(p.initial(), p.cap()));
+    return b.handler(
             new InformerHandler<>() {
               @Override
               public void onAdd(ResourceSlice s) {
@@ -747,7 +748,7 @@ public final class SlicePublisher implements AutoCloseable {
 
   private void retry(String pool, Exception e) {
     int attempt = attempts.merge(pool, 1, Integer::sum);
-    Duration delay = Backoff.delay(backoffBase, backoffMax, attempt);
+    Duration delay = Backoff.delay(backoff, attempt);
     LOG.debug(
         "slice publisher {}: pool \"{}\": attempt {} failed, next in {} ms",
         driver,
@@ -1074,6 +1075,7 @@ public final class SlicePublisher implements AutoCloseable {
     private DriverErrorHandler errorHandler = DriverErrorHandler.logging();
     private Duration backoffBase = Duration.ofMillis(100);
     private Duration backoffMax = Duration.ofSeconds(30);
+    private Optional<Backoff.Policy> informerBackoff = Optional.empty();
     private Duration resyncDelay = Duration.ofSeconds(1);
 
     private Builder(KubeClient client, String driver) {
@@ -1143,8 +1145,10 @@ public final class SlicePublisher implements AutoCloseable {
     }
 
     /**
-     * Backoff of a pool whose sync failed, and of the informer's re-list (default 100 ms doubling
-     * to 30 s, with jitter).
+     * Backoff of a pool whose sync failed: each delay in the upper half of a ceiling that doubles
+     * from {@code base} to {@code max} (default 100 ms doubling to 30 s). Set here, it is also the
+     * informer's (tests); otherwise the informer backs off as client-go's reflector ({@link
+     * Informer}).
      */
     public Builder retryBackoff(Duration base, Duration max) {
       if (base.isNegative() || base.isZero() || max.compareTo(base) < 0) {
@@ -1152,6 +1156,7 @@ public final class SlicePublisher implements AutoCloseable {
       }
       backoffBase = base;
       backoffMax = max;
+      informerBackoff = Optional.of(Backoff.Policy.upTo(base, max));
       return this;
     }
 

@@ -9,7 +9,9 @@ import io.dra4j.api.device.Device;
 import io.dra4j.api.provider.ProviderContext;
 import io.dra4j.cel.CelSelectors;
 import io.dra4j.fake.FakeDeviceProvider;
-import io.dra4j.launcher.DriverOptions;
+import io.dra4j.launcher.DriverSettings;
+import io.dra4j.runtime.cdi.CdiSpecWriter;
+import io.dra4j.runtime.internal.kubelet.SocketNames;
 import io.dra4j.testkit.schema.OpenApiSchemas;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -172,7 +174,7 @@ class DeployTemplatesTest {
             "DRIVER_NAME", env(daemonSet, "DRIVER_NAME"),
             "NODE_NAME", "node-1",
             "POD_UID", "8a1e2f4c-9d3b-4f6a-b1c2-0d9e8f7a6b5c");
-    DriverOptions options = DriverOptions.parse(args.subList(1, args.size()), Map.of(), env);
+    DriverSettings options = DriverSettings.parse(args.subList(1, args.size()), Map.of(), env);
     assertThat(options.podUid()).isPresent();
     Map<String, String> mounts = new HashMap<>();
     container
@@ -180,9 +182,14 @@ class DeployTemplatesTest {
         .forEach(m -> mounts.put(m.path("mountPath").asText(), m.path("name").asText()));
     assertThat(mounts)
         .containsKeys(
-            options.registrarDirectory().toString(),
-            options.pluginDirectory().getParent().toString(),
-            options.cdiDirectory().toString());
+            // What the driver's builder uses when the DaemonSet leaves them to it.
+            options.registrarDirectory().orElse(SocketNames.DEFAULT_REGISTRAR_DIRECTORY).toString(),
+            options
+                .pluginDirectory()
+                .orElse(SocketNames.defaultPluginDataDirectory(options.driverName()))
+                .getParent()
+                .toString(),
+            options.cdiDirectory().orElse(CdiSpecWriter.DEFAULT_DIRECTORY).toString());
     assertThat(
             daemonSet
                 .path("spec")

@@ -2,7 +2,7 @@ package io.dra4j.examples.fake;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.dra4j.launcher.DriverOptions;
+import io.dra4j.launcher.DriverSettings;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -42,7 +42,7 @@ class FakeDriverMainTest {
     // The help says what the launcher defaults to, not what this environment happens to hold.
     assertThat(out().strip())
         .isEqualTo(
-            DriverOptions.usage(
+            DriverSettings.usage(
                     Map.of("provider", "fake", "driver-name", FakeDriverMain.DEFAULT_DRIVER_NAME))
                 .strip());
     assertThat(out())

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import io.dra4j.launcher.DriverOptions;
+import io.dra4j.launcher.DriverSettings;
 import io.dra4j.runtime.testsupport.Helm;
 import io.dra4j.runtime.testsupport.PeerTools;
 import io.dra4j.testkit.schema.OpenApiSchemas;
@@ -126,7 +126,7 @@ class HelmChartsTest {
     env.put("NODE_NAME", "node-1");
     env.put("POD_UID", "8a1e2f4c-9d3b-4f6a-b1c2-0d9e8f7a6b5c");
     // The driver accepts every flag the chart passes.
-    DriverOptions options = DriverOptions.parse(args.subList(1, args.size()), Map.of(), env);
+    DriverSettings options = DriverSettings.parse(args.subList(1, args.size()), Map.of(), env);
     assertThat(options.healthPort()).isEqualTo(container.at("/ports/0/containerPort").asInt());
     assertThat(daemonSet.at("/spec/updateStrategy/rollingUpdate/maxSurge").asInt()).isEqualTo(1);
     assertThat(daemonSet.at("/spec/updateStrategy/rollingUpdate/maxUnavailable").asInt()).isZero();

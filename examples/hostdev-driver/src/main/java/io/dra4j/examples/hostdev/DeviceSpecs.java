@@ -8,6 +8,7 @@ import io.dra4j.examples.hostdev.DeviceSpec.Group;
 import io.dra4j.examples.hostdev.DeviceSpec.PathSpec;
 import io.dra4j.examples.hostdev.DeviceSpec.PathType;
 import io.dra4j.examples.hostdev.DeviceSpec.UsbSpec;
+import io.dra4j.kube.KubeNames;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -50,7 +51,6 @@ public final class DeviceSpecs {
   public static final String DEFAULT_DOMAIN = "devic.es";
 
   private static final Pattern NAME = Pattern.compile("[a-z0-9][-a-z0-9]*[a-z0-9]");
-  private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
   private static final Pattern HEX = Pattern.compile("[0-9a-fA-F]{1,4}");
   private static final Set<String> PLUGIN_FLAGS =
       Set.of("log-level", "listen", "plugin-directory", "config", "version");
@@ -103,7 +103,7 @@ public final class DeviceSpecs {
       }
     }
     String d = domain.orElse(DEFAULT_DOMAIN).trim();
-    if (!isDnsSubdomain(d)) {
+    if (!KubeNames.dnsSubdomain(d).isEmpty()) {
       throw new IllegalArgumentException(
           "domain \""
               + d
@@ -262,18 +262,6 @@ public final class DeviceSpecs {
               + "\" must be a hexadecimal USB id of at most 4 digits, e.g. \"1a86\"");
     }
     return Integer.parseInt(text, 16);
-  }
-
-  private static boolean isDnsSubdomain(String value) {
-    if (value.isEmpty() || value.length() > 253) {
-      return false;
-    }
-    for (String label : value.split("\\.", -1)) {
-      if (!DNS_LABEL.matcher(label).matches() || label.length() > 63) {
-        return false;
-      }
-    }
-    return true;
   }
 
   /** An object whose keys are matched without regard to case, as Go's encoding/json does. */

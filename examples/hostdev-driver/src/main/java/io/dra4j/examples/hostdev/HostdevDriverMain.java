@@ -2,6 +2,7 @@ package io.dra4j.examples.hostdev;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.dra4j.launcher.DeviceClassGenerator;
+import io.dra4j.launcher.DriverFlags;
 import io.dra4j.launcher.DriverMain;
 import io.dra4j.launcher.Launcher;
 import java.io.PrintStream;
@@ -188,7 +189,8 @@ public final class HostdevDriverMain {
     } catch (IllegalArgumentException e) {
       return usage(err, e.getMessage());
     }
-    String driver = env.getOrDefault("DRIVER_NAME", defaults.get("driver-name"));
+    String driver =
+        DriverFlags.fallback(DriverFlags.DRIVER_NAME, defaults, env).orElse(DEFAULT_DRIVER_NAME);
     List<String> rest = flags.rest();
     for (int i = 0; i < rest.size(); i++) {
       String a = rest.get(i);

@@ -10,25 +10,25 @@ import io.dra4j.api.provider.DeviceEnricher;
 import io.dra4j.api.provider.Inventory;
 import io.dra4j.api.provider.Pool;
 import io.dra4j.api.provider.ProviderContext;
+import io.dra4j.launcher.DriverFlags;
 import io.dra4j.launcher.DriverMain;
-import io.dra4j.launcher.DriverOptions;
 import io.dra4j.launcher.Launcher;
 import io.dra4j.nvidia.NvidiaDeviceProvider;
 import io.dra4j.nvidia.NvidiaDiscoverCommand;
 import io.dra4j.runtime.cdi.CdiKind;
 import io.dra4j.runtime.cdi.ClaimSpec;
 import java.io.PrintStream;
-import java.io.PrintWriter;
 import java.net.InetAddress;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 
 /**
@@ -84,31 +84,14 @@ public final class NvidiaDriverMain {
         description = "print this help")
     boolean help;
 
-    @Option(
-        names = "--driver-name",
-        paramLabel = "NAME",
-        description = {
-          "the DRA driver name",
-          "default: ${DEFAULT-VALUE}; environment variable DRIVER_NAME"
-        })
-    String driverName;
-
-    @Option(
-        names = "--node-name",
-        paramLabel = "NAME",
-        description = {"this node", "default: ${DEFAULT-VALUE}; environment variable NODE_NAME"})
-    String nodeName;
-
     @CommandLine.Unmatched List<String> settings = new ArrayList<>();
 
-    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+    @CommandLine.Spec CommandSpec spec;
 
-    private final Map<String, String> env;
     private final PrintStream out;
     private final PrintStream err;
 
-    private Discover(Map<String, String> env, PrintStream out, PrintStream err) {
-      this.env = env;
+    private Discover(PrintStream out, PrintStream err) {
       this.out = out;
       this.err = err;
     }
@@ -119,21 +102,13 @@ public final class NvidiaDriverMain {
         Map<String, String> env,
         PrintStream out,
         PrintStream err) {
-      CommandLine cli = new CommandLine(new Discover(env, out, err));
-      cli.setUnmatchedArgumentsAllowed(true);
-      cli.setUnmatchedOptionsArePositionalParams(false);
-      cli.setExpandAtFiles(false);
-      // The built-in defaults, shown by --help; the environment is read in call().
-      cli.setDefaultValueProvider(
-          option ->
-              switch (((CommandLine.Model.OptionSpec) option).longestName()) {
-                case "--driver-name" ->
-                    defaults.getOrDefault("driver-name", NvidiaDiscoverCommand.DEFAULT_DRIVER_NAME);
-                case "--node-name" -> hostName();
-                default -> null;
-              });
-      cli.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
-      cli.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
+      CommandLine cli = DriverFlags.commandLine(new Discover(out, err), true, out, err);
+      Map<String, String> all = new HashMap<>(defaults);
+      all.putIfAbsent(DriverFlags.DRIVER_NAME.name(), NvidiaDiscoverCommand.DEFAULT_DRIVER_NAME);
+      all.putIfAbsent(DriverFlags.NODE_NAME.name(), hostName());
+      cli.addMixin(
+          "driver",
+          DriverFlags.mixin(all, env, List.of(DriverFlags.DRIVER_NAME, DriverFlags.NODE_NAME)));
       cli.setExecutionExceptionHandler(
           (e, c, parsed) -> {
             c.getErr().println("error: " + e.getMessage());
@@ -144,19 +119,13 @@ public final class NvidiaDriverMain {
 
     @Override
     public Integer call() {
+      CommandSpec flags = spec.mixins().get("driver");
       return discover(
-          flagOrEnv("--driver-name", driverName, "DRIVER_NAME"),
-          flagOrEnv("--node-name", nodeName, "NODE_NAME"),
-          DriverOptions.providerSettings(settings),
+          DriverFlags.value(flags, DriverFlags.DRIVER_NAME).orElseThrow(),
+          DriverFlags.value(flags, DriverFlags.NODE_NAME).orElseThrow(),
+          DriverFlags.providerSettings(settings),
           out,
           err);
-    }
-
-    /** The flag, else its variable (a blank one counts as unset), else the default. */
-    private String flagOrEnv(String flag, String value, String variable) {
-      String fromEnv = env.get(variable);
-      boolean given = spec.commandLine().getParseResult().hasMatchedOption(flag);
-      return given || fromEnv == null || fromEnv.isBlank() ? value : fromEnv;
     }
   }
 

@@ -2,7 +2,7 @@ package io.dra4j.examples.nvidia;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.dra4j.launcher.DriverOptions;
+import io.dra4j.launcher.DriverSettings;
 import io.dra4j.nvidia.NvidiaDiscoverCommand;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -41,7 +41,7 @@ class NvidiaDriverMainTest {
     assertThat(run(Map.of(), "run", "--help")).isZero();
     assertThat(out().strip())
         .isEqualTo(
-            DriverOptions.usage(
+            DriverSettings.usage(
                     Map.of(
                         "provider",
                         "nvidia",

@@ -22,47 +22,66 @@ import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-class DriverOptionsTest {
+class DriverSettingsTest {
   private static final Map<String, String> DRIVER = Map.of("DRIVER_NAME", "gpu.example.com");
 
-  private static DriverOptions parse(List<String> args, Map<String, String> env) {
-    return DriverOptions.parse(args, Map.of(), env);
+  private static DriverSettings parse(List<String> args, Map<String, String> env) {
+    return DriverSettings.parse(args, Map.of(), env);
   }
 
   @Test
-  void defaultsFollowTheKubeletLayout() {
-    DriverOptions o = parse(List.of("--node-name", "n1"), DRIVER);
+  void flagsLeftOutLeaveTheDriverSettingsToTheBuildersDefaults() throws Exception {
+    DriverSettings o = parse(List.of("--node-name", "n1"), DRIVER);
     assertThat(o.driverName()).isEqualTo("gpu.example.com");
-    assertThat(o.registrarDirectory()).isEqualTo(Path.of("/var/lib/kubelet/plugins_registry"));
-    assertThat(o.pluginDirectory()).isEqualTo(Path.of("/var/lib/kubelet/plugins/gpu.example.com"));
-    assertThat(o.cdiDirectory()).isEqualTo(Path.of("/var/run/cdi"));
+    assertThat(o.registrarDirectory()).isEmpty();
+    assertThat(o.pluginDirectory()).isEmpty();
+    assertThat(o.cdiDirectory()).isEmpty();
+    assertThat(o.extendedResourceConflict()).isEmpty();
+    assertThat(o.healthTaintEffect()).isEmpty();
+    assertThat(o.warmUp()).isEmpty();
+    assertThat(o.deviceMetadata()).isEmpty();
     assertThat(o.kubeconfig()).isEmpty();
     assertThat(o.podUid()).isEmpty();
     assertThat(o.provider()).isEmpty();
-    assertThat(o.extendedResourceConflict()).isEqualTo(ExtendedResourceGuard.Policy.WAIT);
-    assertThat(o.healthTaintEffect()).isEqualTo(TaintEffect.NO_SCHEDULE);
-    assertThat(o.warmUp()).isTrue();
-    assertThat(o.deviceMetadata()).isFalse();
     assertThat(o.providerConfig()).isEmpty();
-    assertThat(o.kubeApiQps()).isEqualTo(50);
-    assertThat(o.kubeApiBurst()).isEqualTo(100);
+    assertThat(o.kubeApiQps()).isEmpty();
+    assertThat(o.kubeApiBurst()).isEmpty();
+    // What the builder then makes of them: the kubelet's layout.
+    Object s = settings(withRequired(o.applyTo(DraDriver.builder())));
+    assertThat(s)
+        .extracting(
+            "registrarDirectory",
+            "pluginDirectory",
+            "cdiDirectory",
+            "extendedResourcePolicy",
+            "healthTaintEffect",
+            "warmUp",
+            "deviceMetadata")
+        .containsExactly(
+            Path.of("/var/lib/kubelet/plugins_registry"),
+            Path.of("/var/lib/kubelet/plugins/gpu.example.com"),
+            Path.of("/var/run/cdi"),
+            ExtendedResourceGuard.Policy.WAIT,
+            TaintEffect.NO_SCHEDULE,
+            true,
+            false);
     // The status endpoint listens on every local address unless told one.
     assertThat(o.healthAddress()).isEmpty();
     assertThat(o.healthSocketAddress().getAddress().isAnyLocalAddress()).isTrue();
-    assertThat(o.healthSocketAddress().getPort()).isEqualTo(DriverOptions.DEFAULT_HEALTH_PORT);
+    assertThat(o.healthSocketAddress().getPort()).isEqualTo(DriverSettings.DEFAULT_HEALTH_PORT);
   }
 
   @Test
   void healthAddressIsAnIpAddressFromTheFlagOrHealthAddress() throws Exception {
-    DriverOptions flag =
+    DriverSettings flag =
         parse(List.of("--node-name", "n", "--health-address", "127.0.0.1"), DRIVER);
     assertThat(flag.healthSocketAddress())
         .isEqualTo(
             new java.net.InetSocketAddress(
                 java.net.InetAddress.getByAddress(new byte[] {127, 0, 0, 1}),
-                DriverOptions.DEFAULT_HEALTH_PORT));
+                DriverSettings.DEFAULT_HEALTH_PORT));
     Map<String, String> env = Map.of("DRIVER_NAME", "gpu.example.com", "HEALTH_ADDRESS", "[::1]");
-    DriverOptions fromEnv = parse(List.of("--node-name", "n", "--health-port=9090"), env);
+    DriverSettings fromEnv = parse(List.of("--node-name", "n", "--health-port=9090"), env);
     assertThat(fromEnv.healthAddress().orElseThrow().isLoopbackAddress()).isTrue();
     assertThat(fromEnv.healthAddress().orElseThrow()).isInstanceOf(java.net.Inet6Address.class);
     assertThat(fromEnv.healthSocketAddress().getPort()).isEqualTo(9090);
@@ -93,22 +112,21 @@ class DriverOptionsTest {
             "KUBECONFIG", "/etc/kube/config",
             "POD_UID", "1234");
     Map<String, String> defaults = Map.of("driver-name", "gpu.example.com", "provider", "fake");
-    DriverOptions o = DriverOptions.parse(List.of("--node-name=node-b"), defaults, env);
+    DriverSettings o = DriverSettings.parse(List.of("--node-name=node-b"), defaults, env);
     assertThat(o.driverName()).isEqualTo("nic.example.com");
     assertThat(o.nodeName()).isEqualTo("node-b");
     assertThat(o.kubeconfig()).contains(Path.of("/etc/kube/config"));
     assertThat(o.podUid()).contains("1234");
     assertThat(o.provider()).contains("fake");
-    assertThat(o.pluginDirectory()).isEqualTo(Path.of("/var/lib/kubelet/plugins/nic.example.com"));
 
-    DriverOptions d = DriverOptions.parse(List.of(), defaults, Map.of("NODE_NAME", "n"));
+    DriverSettings d = DriverSettings.parse(List.of(), defaults, Map.of("NODE_NAME", "n"));
     assertThat(d.driverName()).isEqualTo("gpu.example.com");
   }
 
   @Test
   void blankEnvironmentVariablesCountAsUnset() {
-    DriverOptions o =
-        DriverOptions.parse(
+    DriverSettings o =
+        DriverSettings.parse(
             List.of(),
             Map.of("driver-name", "gpu.example.com"),
             Map.of("DRIVER_NAME", "", "NODE_NAME", "n", "POD_UID", " ", "KUBECONFIG", ""));
@@ -121,7 +139,7 @@ class DriverOptionsTest {
 
   @Test
   void unknownFlagsAreProviderSettings() {
-    DriverOptions o =
+    DriverSettings o =
         parse(
             List.of(
                 "--node-name",
@@ -143,16 +161,16 @@ class DriverOptionsTest {
     assertThat(o.providerConfig())
         .containsExactlyInAnyOrderEntriesOf(
             Map.of("devices", "4", "numa-attribute-form", "list", "memory", "40Gi"));
-    assertThat(o.extendedResourceConflict()).isEqualTo(ExtendedResourceGuard.Policy.FAIL);
-    assertThat(o.healthTaintEffect()).isEqualTo(TaintEffect.NO_EXECUTE);
-    assertThat(o.healthRecoveryDelay()).isEqualTo(Duration.ofSeconds(90));
-    assertThat(o.warmUp()).isFalse();
-    assertThat(o.deviceMetadata()).isTrue();
+    assertThat(o.extendedResourceConflict()).contains(ExtendedResourceGuard.Policy.FAIL);
+    assertThat(o.healthTaintEffect()).contains(TaintEffect.NO_EXECUTE);
+    assertThat(o.healthRecoveryDelay()).contains(Duration.ofSeconds(90));
+    assertThat(o.warmUp()).contains(false);
+    assertThat(o.deviceMetadata()).contains(true);
   }
 
   @Test
-  void applyToSetsEveryDriverSettingAndDefaultsMatchTheBuilders() throws Exception {
-    DriverOptions o =
+  void applyToSetsEveryDriverSettingGiven() throws Exception {
+    DriverSettings o =
         parse(
             List.of(
                 "--node-name=n",
@@ -202,7 +220,7 @@ class DriverOptionsTest {
             true,
             false);
 
-    // Given no flags, the options and the builder agree on every default.
+    // Given no flags, the builder's defaults are the driver's: the command line has none.
     Object flagless =
         settings(
             withRequired(parse(List.of("--node-name=n"), DRIVER).applyTo(DraDriver.builder())));
@@ -252,18 +270,18 @@ class DriverOptionsTest {
 
   @Test
   void switchesSetToFalseAreOff() {
-    DriverOptions o =
+    DriverSettings o =
         parse(List.of("--node-name", "n", "--device-metadata=false", "--no-warm-up=false"), DRIVER);
-    assertThat(o.deviceMetadata()).isFalse();
-    assertThat(o.warmUp()).isTrue();
+    assertThat(o.deviceMetadata()).contains(false);
+    assertThat(o.warmUp()).contains(true);
     assertThatThrownBy(() -> parse(List.of("--node-name", "n", "--device-metadata=yes"), DRIVER))
-        .hasMessageContaining("--device-metadata=yes: a switch is true or false");
+        .hasMessageContaining("'--device-metadata': 'yes' is not a boolean");
   }
 
   @Test
   void aFlagGivenTwiceIsAnErrorNotLastOneWins() {
     assertThatThrownBy(() -> parse(List.of("--node-name", "a", "--node-name=b"), DRIVER))
-        .hasMessageContaining("flag --node-name is given twice (a, b)");
+        .hasMessageContaining("option '--node-name' (NAME) should be specified only once");
     assertThatThrownBy(
             () ->
                 parse(
@@ -292,7 +310,7 @@ class DriverOptionsTest {
             () -> parse(List.of("--node-name", "n", "--health-recovery-delay", "soon"), DRIVER))
         .hasMessageContaining("must be a duration");
     assertThatThrownBy(() -> parse(List.of("--node-name"), DRIVER))
-        .hasMessageContaining("flag --node-name needs a value");
+        .hasMessageContaining("Missing required parameter for option '--node-name'");
     assertThatThrownBy(() -> parse(List.of("run"), DRIVER))
         .hasMessageContaining("unexpected argument \"run\"");
     assertThatThrownBy(
@@ -332,7 +350,7 @@ class DriverOptionsTest {
 
   @Test
   void helpListsEveryFlagWithItsDefaultAndItsEnvironmentVariable() {
-    String usage = DriverOptions.usage(Map.of("driver-name", "gpu.example.com"));
+    String usage = DriverSettings.usage(Map.of("driver-name", "gpu.example.com"));
     Map<String, String> help = helpByFlag(usage);
     // flag -> what its help must say: the owners' constants, the launcher's default, the variable.
     Map<String, List<String>> expected = new java.util.LinkedHashMap<>();
@@ -351,7 +369,7 @@ class DriverOptionsTest {
     expected.put("--provider", List.of("default: the only one on the class path"));
     expected.put("--sysfs-root", List.of("default: " + ProviderContext.DEFAULT_SYSFS_ROOT));
     expected.put("--dev-root", List.of("default: " + ProviderContext.DEFAULT_DEV_ROOT));
-    expected.put("--health-port", List.of("default: " + DriverOptions.DEFAULT_HEALTH_PORT));
+    expected.put("--health-port", List.of("default: " + DriverSettings.DEFAULT_HEALTH_PORT));
     expected.put(
         "--health-address",
         List.of("default: every local address (IPv4 and IPv6)", "HEALTH_ADDRESS"));
@@ -362,7 +380,7 @@ class DriverOptionsTest {
     expected.put("--no-warm-up", List.of("default: false"));
     expected.put("--kube-api-qps", List.of("default: 50"));
     expected.put("--kube-api-burst", List.of("default: 100"));
-    expected.put("--log-level", List.of("default: info", DriverOptions.LOG_LEVEL_ENV));
+    expected.put("--log-level", List.of("default: info", DriverFlags.LOG_LEVEL.env()));
     expected.put("--config", List.of("default: none"));
     expected.put("--help", List.of());
     assertThat(help.keySet())
@@ -382,24 +400,46 @@ class DriverOptionsTest {
     assertThat(help.get("--node-name")).contains("; environment variable NODE_NAME");
   }
 
+  /** The help names each default of its owner: the one a flag left out then gets. */
   @Test
-  void everyDefaultTheHelpShowsIsTheOneParseUses() {
-    DriverOptions o = parse(List.of("--node-name", "n"), DRIVER);
-    Map<String, String> help = helpByFlag(DriverOptions.usage(Map.of()));
-    assertThat(help.get("--registrar-dir")).contains("default: " + o.registrarDirectory());
-    assertThat(help.get("--cdi-dir")).contains("default: " + o.cdiDirectory());
-    assertThat(help.get("--health-port")).contains("default: " + o.healthPort());
+  void everyDefaultTheHelpShowsIsTheOneTheOwnerApplies() throws Exception {
+    DriverSettings o = parse(List.of("--node-name", "n"), DRIVER);
+    Map<String, String> help = helpByFlag(DriverSettings.usage(Map.of()));
+    Object s = settings(withRequired(o.applyTo(DraDriver.builder())));
+    for (String[] flagAndSetting :
+        new String[][] {
+          {"--registrar-dir", "registrarDirectory"},
+          {"--cdi-dir", "cdiDirectory"},
+          {"--sysfs-root", "sysfsRoot"},
+          {"--dev-root", "devRoot"},
+        }) {
+      assertThat(help.get(flagAndSetting[0])).contains("default: " + field(s, flagAndSetting[1]));
+    }
+    assertThat(help.get("--health-taint-effect"))
+        .contains("default: " + ((TaintEffect) field(s, "healthTaintEffect")).apiName());
     assertThat(help.get("--health-recovery-delay"))
-        .contains("default: " + o.healthRecoveryDelay().toSeconds() + "s");
-    assertThat(help.get("--kube-api-burst")).contains("default: " + o.kubeApiBurst());
+        .contains("default: " + ((Duration) field(s, "healthRecoveryDelay")).toSeconds() + "s");
+    assertThat(help.get("--extended-resource-conflict"))
+        .contains(
+            "default: "
+                + field(s, "extendedResourcePolicy").toString().toLowerCase(java.util.Locale.ROOT));
+    assertThat(help.get("--health-port")).contains("default: " + o.healthPort());
+    assertThat(help.get("--kube-api-burst"))
+        .contains("default: " + io.dra4j.kube.HttpKubeClient.DEFAULT_BURST);
     assertThat(help.get("--log-level"))
         .contains("default: " + o.logLevel().name().toLowerCase(java.util.Locale.ROOT));
+  }
+
+  private static Object field(Object record, String name) throws ReflectiveOperationException {
+    Method accessor = record.getClass().getDeclaredMethod(name);
+    accessor.setAccessible(true);
+    return accessor.invoke(record);
   }
 
   @Test
   void helpIsRequestedNotAnError() {
     assertThatThrownBy(() -> parse(List.of("--help"), Map.of()))
-        .isInstanceOf(DriverOptions.HelpRequested.class)
+        .isInstanceOf(DriverSettings.HelpRequested.class)
         .hasMessageContaining("--kube-api-burst");
   }
 
@@ -419,21 +459,21 @@ class DriverOptionsTest {
   void aSwitchTakesTrueOrFalseAfterItOrNothing() {
     assertThat(
             parse(List.of("--node-name=n", "--device-metadata", "false"), DRIVER).deviceMetadata())
-        .isFalse();
-    DriverOptions o =
+        .contains(false);
+    DriverSettings o =
         parse(List.of("--node-name=n", "--device-metadata", "--devices", "4"), DRIVER);
-    assertThat(o.deviceMetadata()).isTrue();
+    assertThat(o.deviceMetadata()).contains(true);
     assertThat(o.providerConfig()).containsExactly(Map.entry("devices", "4"));
     assertThatThrownBy(() -> parse(List.of("--node-name=n", "--no-warm-up=yes"), DRIVER))
-        .hasMessage("flag --no-warm-up=yes: a switch is true or false");
+        .hasMessageContaining("'--no-warm-up': 'yes' is not a boolean");
   }
 
   @Test
   void aFlagWithoutItsValueIsNamedAndSwallowsNothing() {
     assertThatThrownBy(() -> parse(List.of("--node-name"), DRIVER))
-        .hasMessage("flag --node-name needs a value");
+        .hasMessage("Missing required parameter for option '--node-name' (NAME)");
     assertThatThrownBy(() -> parse(List.of("--node-name", "--health-port", "9"), DRIVER))
-        .hasMessage("flag --node-name needs a value");
+        .hasMessage("Expected parameter for option '--node-name' but found '--health-port'");
     // A value may start with one dash.
     assertThat(parse(List.of("--node-name", "n", "--health-port", "-1"), DRIVER).healthPort())
         .isEqualTo(-1);
@@ -443,15 +483,15 @@ class DriverOptionsTest {
 
   @Test
   void theHelpWrapsWithinItsWidthUnderItsColumn() {
-    String usage = DriverOptions.usage(Map.of());
+    String usage = DriverSettings.usage(Map.of());
     assertThat(usage.lines()).allMatch(line -> line.length() <= 100);
     assertThat(usage)
         .startsWith("Usage: run [OPTIONS]\nThe DRA driver, as its DaemonSet runs it.\n")
-        .contains("\n  -h, --help               print this help\n")
-        .contains("\n      --driver-name=NAME   DRA driver name\n")
+        .contains("\n  -h, --help                print this help\n")
+        .contains("\n      --driver-name=NAME    DRA driver name, e.g. gpu.example.com\n")
         // A name longer than the column puts its description on the next line.
         .contains(
-            "\n      --extended-resource-conflict=wait|warn|fail\n                           what")
+            "\n      --extended-resource-conflict=wait|warn|fail\n                            what")
         .contains("\n      --device-metadata[=true|false]\n");
   }
 }
