@@ -200,6 +200,16 @@ class ResourceSlicePublisherTest {
   }
 
   @Test
+  void anEmptyFirstStateDeletesWhatTheFirstListHoldsBeforeItIsIdle() throws Exception {
+    leftBy(ResourceSlicePublisher.builder(client, DRIVER), rack("gone", 300));
+    ResourceSlicePublisher p =
+        start(ResourceSlicePublisher.builder(client, DRIVER).pools(List.of()));
+    assertThat(p.awaitIdle(WAIT)).isTrue();
+    assertThat(published.byPool()).isEmpty();
+    assertThat(p.stats().deletes()).isEqualTo(3);
+  }
+
+  @Test
   void initialPoolsArePublishedAtStart() throws Exception {
     ResourceSlicePublisher p =
         start(ResourceSlicePublisher.builder(client, DRIVER).pools(List.of(rack("rack-a", 3))));

@@ -135,6 +135,8 @@ public final class SlicePublisher implements AutoCloseable {
   private long publishedVersion;
   private long appliedVersion;
   private boolean busy;
+  // Whether every informer started has delivered its first list, as of the worker's last pause.
+  private boolean listed;
   private boolean started;
   private boolean closed;
   private volatile List<PoolValidation> lastValidation = List.of();
@@ -230,8 +232,9 @@ public final class SlicePublisher implements AutoCloseable {
   }
 
   /**
-   * Waits until the last published state is fully written: every valid pool matches it, every
-   * removed pool's slices are gone, invalid pools were reported, and no retry is pending.
+   * Waits until the last published state is fully written: the informers have listed what the API
+   * server holds, every valid pool matches the state, every removed pool's slices are gone, invalid
+   * pools were reported, and no retry is pending.
    *
    * @return false when {@code timeout} passed first (for instance while the API server is down)
    */
@@ -250,7 +253,12 @@ public final class SlicePublisher implements AutoCloseable {
   }
 
   private boolean idle() {
-    return appliedVersion == publishedVersion && !busy && inbox.isEmpty() && queue.isEmpty();
+    // Listed too: an empty desired state queues no pool, yet it deletes what the list holds.
+    return appliedVersion == publishedVersion
+        && !busy
+        && inbox.isEmpty()
+        && queue.isEmpty()
+        && (publishedVersion == 0 || listed);
   }
 
   /** Pools waiting for a synchronization now: changed, or failed and waiting for their retry. */
@@ -404,6 +412,8 @@ public final class SlicePublisher implements AutoCloseable {
               break;
             }
             busy = false;
+            listed =
+                (nodeInformer == null || nodeSynced) && (clusterInformer == null || clusterSynced);
             lock.notifyAll();
             long wait = Long.MAX_VALUE;
             Optional<Long> next = queue.nextDue();
