@@ -95,7 +95,11 @@ public final class FabricPublisherMain implements Callable<Integer> {
     cli.setExpandAtFiles(false);
     cli.setExecutionExceptionHandler(
         (e, c, parsed) -> {
-          c.getErr().println("error: " + e.getMessage());
+          if (e instanceof IllegalArgumentException || e instanceof KubeException) {
+            c.getErr().println("error: " + e.getMessage());
+          } else {
+            e.printStackTrace(c.getErr()); // a bug: the whole story
+          }
           return e instanceof IllegalArgumentException ? EXIT_USAGE : EXIT_FAILED;
         });
     return cli.execute(args.toArray(String[]::new));
@@ -279,9 +283,6 @@ public final class FabricPublisherMain implements Callable<Integer> {
               .addShutdownHook(new Thread(stopped::countDown, "fabric-publisher-stop"));
           stopped.await();
         }
-      } catch (KubeException e) {
-        err.println("error: " + e.getMessage());
-        return EXIT_FAILED;
       }
       return 0;
     }
