@@ -37,6 +37,7 @@ class FabricPublisherIT {
 
   final Cluster cluster = Cluster.shared();
   final Path jar = Path.of(System.getProperty("dra4j.fabric.jar"));
+  final Path deploy = Path.of(System.getProperty("dra4j.fabric.deploy"));
   final Path log =
       Path.of(System.getProperty("dra4j.work", "target/work")).resolve("fabric-publisher.log");
   Process publisher;
@@ -62,10 +63,14 @@ class FabricPublisherIT {
       cluster.kubectl("label", "node", node, RACK_LABEL + "=r1", "--overwrite");
     }
     cluster.apply(jar("deviceclass"));
+    // As its Deployment runs it: the ServiceAccount of deploy/rbac.yaml, nothing more.
+    cluster.apply(Files.readString(deploy.resolve("rbac.yaml")));
+    Path kubeconfig = cluster.token("kube-system", "fabric-publisher", NODES.get(0));
 
     Files.createDirectories(log.getParent());
     publisher =
         java(
+                kubeconfig,
                 "run",
                 "--rack",
                 "r1=2",
@@ -207,17 +212,20 @@ class FabricPublisherIT {
         .formatted(name, NS, node, podClaims, containerClaims);
   }
 
-  private ProcessBuilder java(String... args) {
+  private ProcessBuilder java(Path kubeconfig, String... args) {
     List<String> cmd = new ArrayList<>(List.of("java", "-jar", jar.toString()));
     cmd.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(cmd);
-    pb.environment().put("KUBECONFIG", cluster.adminKubeconfig().toString());
+    pb.environment().put("KUBECONFIG", kubeconfig.toString());
     return pb;
   }
 
-  /** One command of the jar to its end; its standard output. */
+  /** One command of the jar as cluster admin, to its end; its standard output. */
   private String jar(String... args) throws Exception {
-    Process p = java(args).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    Process p =
+        java(cluster.adminKubeconfig(), args)
+            .redirectError(ProcessBuilder.Redirect.INHERIT)
+            .start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(p.waitFor(2, TimeUnit.MINUTES)).as("jar " + List.of(args) + " ended").isTrue();
     assertThat(p.exitValue()).as("jar " + List.of(args) + ": " + out).isZero();
