@@ -59,8 +59,8 @@ import java.util.Optional;
  *       resourceVersion preconditions (:998-1029). <i>Difference:</i> upstream starts with an empty
  *       desired state when none is given ({@code Options.Resources} nil, :537) and deletes every
  *       slice it owns one sync delay after its informer lists them; this publisher deletes nothing
- *       before its first desired state ({@link Builder#pools} or {@link #publish}), so a restart
- *       never takes devices away from the scheduler for a moment.
+ *       before its first desired state ({@link Builder#pools} or {@link #publish}), so a restarted
+ *       publisher that does not know its pools yet takes no device away from the scheduler.
  *   <li><b>Owner.</b> The {@linkplain Builder#owner owner} becomes the controlling owner reference
  *       of every slice it creates (:912-923), and its name part of their {@code generateName},
  *       {@code <index>-<driver>-<owner name>-} (:924-931; dra4j lower-cases, turns {@code /} into
@@ -92,9 +92,9 @@ import java.util.Optional;
  *       Stop}, :410).
  * </ul>
  *
- * <p>The client needs, cluster-wide: {@code list}, {@code watch}, {@code create}, {@code update}
- * and {@code delete} on {@code resource.k8s.io} {@code resourceslices}, and {@code get} on {@code
- * nodes} for a Node owner without uid.
+ * <p>The client needs, cluster-wide: {@code get}, {@code list}, {@code watch}, {@code create},
+ * {@code update} and {@code delete} on {@code resource.k8s.io} {@code resourceslices}, and {@code
+ * get} on {@code nodes} for a Node owner without uid.
  */
 public final class ResourceSlicePublisher implements AutoCloseable {
   /** Upstream's {@code DefaultSyncDelay} (resourceslicecontroller.go:69). */

@@ -1081,7 +1081,7 @@ public final class SlicePublisher implements AutoCloseable {
         node
             ? "write this node's ResourceSlices (the ValidatingAdmissionPolicy of the chart limits a"
                 + " driver to its own node)"
-            : "write ResourceSlices (create, update, delete, list and watch, cluster-wide)");
+            : "write ResourceSlices (get, list, watch, create, update and delete, cluster-wide)");
   }
 
   /** The listener used when none is set: errors go to the error handler, syncs to debug. */

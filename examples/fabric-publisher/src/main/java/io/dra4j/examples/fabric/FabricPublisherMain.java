@@ -6,7 +6,6 @@ import io.dra4j.kube.HttpKubeClient;
 import io.dra4j.kube.KubeClients;
 import io.dra4j.kube.KubeException;
 import io.dra4j.kube.KubeJson;
-import io.dra4j.runtime.errors.DriverErrorHandler;
 import io.dra4j.runtime.report.PublisherStats;
 import io.dra4j.runtime.slices.ResourceSlicePublisher;
 import java.io.PrintStream;
@@ -89,7 +88,7 @@ public final class FabricPublisherMain implements Callable<Integer> {
                                     ResourceSlicePublisher.DEFAULT_SYNC_DELAY)
                                 : null))
             .addSubcommand(new CommandLine(new Cleanup(env, out, err)))
-            .addSubcommand(new CommandLine(new DeviceClasses(env, out)));
+            .addSubcommand(new CommandLine(new DeviceClasses(env, out, err)));
     cli.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
     cli.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
     cli.setExpandAtFiles(false);
@@ -110,6 +109,30 @@ public final class FabricPublisherMain implements Callable<Integer> {
   public Integer call() {
     spec.commandLine().usage(spec.commandLine().getErr());
     return EXIT_USAGE;
+  }
+
+  /** What every command has: its --help, the environment and the output. */
+  abstract static class Subcommand implements Callable<Integer> {
+    @Option(
+        names = {"-h", "--help"},
+        usageHelp = true,
+        description = "print this help")
+    boolean help;
+
+    final Map<String, String> env;
+    final PrintStream out;
+    final PrintStream err;
+
+    Subcommand(Map<String, String> env, PrintStream out, PrintStream err) {
+      this.env = env;
+      this.out = out;
+      this.err = err;
+    }
+  }
+
+  /** The flag, else {@code DRIVER_NAME}, else {@value #DEFAULT_DRIVER_NAME}. */
+  static String driverName(String flag, Map<String, String> env) {
+    return flag != null ? flag : env.getOrDefault("DRIVER_NAME", DEFAULT_DRIVER_NAME);
   }
 
   /** The flags every command that talks to the API server has. */
@@ -138,7 +161,7 @@ public final class FabricPublisherMain implements Callable<Integer> {
     Duration timeout;
 
     String driverName(Map<String, String> env) {
-      return driverName != null ? driverName : env.getOrDefault("DRIVER_NAME", DEFAULT_DRIVER_NAME);
+      return FabricPublisherMain.driverName(driverName, env);
     }
 
     HttpKubeClient client(Map<String, String> env) {
@@ -161,13 +184,7 @@ public final class FabricPublisherMain implements Callable<Integer> {
         "Run one per driver in the cluster: it takes every ResourceSlice of the driver without a"
             + " node name as its own, and deletes those of pools it does not publish."
       })
-  static final class Run implements Callable<Integer> {
-    @Option(
-        names = {"-h", "--help"},
-        usageHelp = true,
-        description = "print this help")
-    boolean help;
-
+  static final class Run extends Subcommand {
     @Option(
         names = "--rack",
         paramLabel = "NAME=PORTS",
@@ -232,14 +249,8 @@ public final class FabricPublisherMain implements Callable<Integer> {
 
     @Mixin Connection connection;
 
-    private final Map<String, String> env;
-    private final PrintStream out;
-    private final PrintStream err;
-
     Run(Map<String, String> env, PrintStream out, PrintStream err) {
-      this.env = env;
-      this.out = out;
-      this.err = err;
+      super(env, out, err);
     }
 
     @Override
@@ -259,8 +270,7 @@ public final class FabricPublisherMain implements Callable<Integer> {
         }
         builder.syncDelay(syncDelay);
         int devices = pools.stream().mapToInt(p -> p.devices().size()).sum();
-        try (ResourceSlicePublisher publisher =
-            builder.errorHandler(DriverErrorHandler.logging()).start()) {
+        try (ResourceSlicePublisher publisher = builder.start()) {
           if (once) {
             boolean idle = publisher.awaitIdle(connection.timeout);
             PublisherStats stats = publisher.stats();
@@ -297,23 +307,11 @@ public final class FabricPublisherMain implements Callable<Integer> {
             + " of a driver whose slices have no owner. Stop `run` first: it would publish them"
             + " again."
       })
-  static final class Cleanup implements Callable<Integer> {
-    @Option(
-        names = {"-h", "--help"},
-        usageHelp = true,
-        description = "print this help")
-    boolean help;
-
+  static final class Cleanup extends Subcommand {
     @Mixin Connection connection;
 
-    private final Map<String, String> env;
-    private final PrintStream out;
-    private final PrintStream err;
-
     Cleanup(Map<String, String> env, PrintStream out, PrintStream err) {
-      this.env = env;
-      this.out = out;
-      this.err = err;
+      super(env, out, err);
     }
 
     @Override
@@ -344,13 +342,7 @@ public final class FabricPublisherMain implements Callable<Integer> {
         "Prints a resource.k8s.io/v1 DeviceClass per device kind, <kind>.<driver>, for kubectl"
             + " apply -f -."
       })
-  static final class DeviceClasses implements Callable<Integer> {
-    @Option(
-        names = {"-h", "--help"},
-        usageHelp = true,
-        description = "print this help")
-    boolean help;
-
+  static final class DeviceClasses extends Subcommand {
     @Option(
         names = "--driver-name",
         paramLabel = "NAME",
@@ -358,18 +350,13 @@ public final class FabricPublisherMain implements Callable<Integer> {
             "the DRA driver; environment variable DRIVER_NAME; default: " + DEFAULT_DRIVER_NAME)
     String driverName;
 
-    private final Map<String, String> env;
-    private final PrintStream out;
-
-    DeviceClasses(Map<String, String> env, PrintStream out) {
-      this.env = env;
-      this.out = out;
+    DeviceClasses(Map<String, String> env, PrintStream out, PrintStream err) {
+      super(env, out, err);
     }
 
     @Override
     public Integer call() {
-      String driver =
-          driverName != null ? driverName : env.getOrDefault("DRIVER_NAME", DEFAULT_DRIVER_NAME);
+      String driver = FabricPublisherMain.driverName(driverName, env);
       String separator = "";
       for (String kind : Fabric.KINDS) {
         out.print(separator);
