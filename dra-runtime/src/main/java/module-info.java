@@ -1,8 +1,9 @@
 /**
  * The core every node driver runs: {@code DraDriver}, CDI specs, the extended-resource guard, error
- * handling, atomic files and what a running driver reports. Its internal packages (kubelet plugin
- * servers, claims, checkpoint, slices, health) and the classes generated from the kubelet's .proto
- * files are exported only to the dra4j modules that need them.
+ * handling, atomic files and what a running driver reports; and the ResourceSlice publisher alone,
+ * for a control-plane component ({@code io.dra4j.runtime.slices}). Its internal packages (kubelet
+ * plugin servers, claims, checkpoint, slices, health) and the classes generated from the kubelet's
+ * .proto files are exported only to the dra4j modules that need them.
  */
 module io.dra4j.runtime {
   requires transitive io.dra4j.api;
@@ -23,6 +24,7 @@ module io.dra4j.runtime {
   exports io.dra4j.runtime.extendedresource;
   exports io.dra4j.runtime.files;
   exports io.dra4j.runtime.report;
+  exports io.dra4j.runtime.slices;
   exports io.dra4j.runtime.internal.claims to
       io.dra4j.launcher;
   exports io.dra4j.runtime.internal.extendedresource to

@@ -111,6 +111,19 @@ public final class PublishedSlices {
    * @throws AssertionError naming the slice and the broken rule
    */
   public void assertValid(Optional<String> node, String nodeUid) {
+    assertValid(node, nodeUid, Optional.empty());
+  }
+
+  /**
+   * Checks every slice of the driver, for a publisher that gives slices without {@code nodeName} an
+   * owner.
+   *
+   * @param node the publisher's node, for owner references; empty for a cluster-wide publisher
+   * @param nodeUid the node's uid
+   * @param owner the owner reference every slice without {@code nodeName} must have; empty: none
+   * @throws AssertionError naming the slice and the broken rule
+   */
+  public void assertValid(Optional<String> node, String nodeUid, Optional<OwnerReference> owner) {
     OpenApiSchemas schemas = OpenApiSchemas.resourceV1();
     for (Map.Entry<String, List<ResourceSlice>> e : byPool().entrySet()) {
       String pool = e.getKey();
@@ -164,10 +177,12 @@ public final class PublishedSlices {
               expected);
         } else {
           check(
-              s.metadata().ownerReferences().isEmpty(),
-              "slice %s: a slice without nodeName must have no owner (it outlives any node): %s",
+              s.metadata().ownerReferences().equals(owner.stream().toList()),
+              "slice %s: owner references %s, expected the publisher's owner %s (none: the slice"
+                  + " outlives any node)",
               name,
-              s.metadata().ownerReferences());
+              s.metadata().ownerReferences(),
+              owner);
         }
         devices.addAll(ds);
         counterSets.addAll(s.spec().sharedCounters());

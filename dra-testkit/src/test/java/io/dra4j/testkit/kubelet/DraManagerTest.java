@@ -129,6 +129,53 @@ class DraManagerTest {
     assertThat(service.prepareCalls).isEmpty();
   }
 
+  /**
+   * The kubelet's rule (claiminfo.go:86-140 computeDriverStates, state.go:59-62 Skips, v1.37.2):
+   * per claim and driver, an operation is skipped only when every device of that driver skips it or
+   * skips everything ({@code "*"}, types.go:266); unknown values are ignored.
+   */
+  @Test
+  void aDriverIsNotCalledForAnOperationEveryDeviceOfTheClaimSkips() {
+    String all = "[\"*\"]";
+    String both = "[\"NodePrepareResources\",\"NodeUnprepareResources\"]";
+    String unprepare = "[\"NodeUnprepareResources\",\"NodeDoSomethingNew\"]";
+    Map<String, String[]> claims = new LinkedHashMap<>();
+    claims.put("wildcard", new String[] {all, all});
+    claims.put("both", new String[] {both, all});
+    claims.put("mixed", new String[] {all, "[]"});
+    claims.put("unprepare-only", new String[] {unprepare, all});
+    Map<String, ClaimRef> refs = new LinkedHashMap<>();
+    List<Pod> pods = new ArrayList<>();
+    claims.forEach(
+        (name, skips) -> {
+          Pod p = pod(name, "claimName: " + name, List.of());
+          pods.add(p);
+          refs.put(name, skipping(name, p, skips));
+        });
+
+    pods.forEach(manager::prepare);
+    assertThat(service.prepareCalls)
+        .containsExactly(List.of(refs.get("mixed")), List.of(refs.get("unprepare-only")));
+    pods.forEach(manager::unprepare);
+    assertThat(service.unprepareCalls).containsExactly(List.of(refs.get("mixed")));
+  }
+
+  /** An allocated claim for {@code user}: one device of the driver per entry of {@code skips}. */
+  private ClaimRef skipping(String name, Pod user, String... skips) {
+    List<String> results = new ArrayList<>();
+    for (int i = 0; i < skips.length; i++) {
+      results.add(
+          "{\"request\":\"gpu\",\"driver\":\"%s\",\"pool\":\"node-1\",\"device\":\"gpu-%d\",\"skipNodeOperations\":%s}"
+              .formatted(DRIVER, i, skips[i]));
+    }
+    String json =
+        claimJson(name, null, reserved(user), true)
+            .replaceFirst(
+                "\"results\":\\[.*?\\]\\}", "\"results\":[" + String.join(",", results) + "]}");
+    ResourceClaim stored = api.put(ResourceClaim.TYPE, read(json));
+    return new ClaimRef("ns", name, stored.metadata().uid());
+  }
+
   @Test
   void theExtendedResourceClaimServesTheContainersItWasMappedTo() {
     service.prepare =

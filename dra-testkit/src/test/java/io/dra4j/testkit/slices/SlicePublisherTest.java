@@ -620,7 +620,7 @@ class SlicePublisherTest {
                 assertThat(v.errorReport())
                     .contains("pool \"node-1\"")
                     .contains("scope")
-                    .contains("nodeName"));
+                    .contains("node-local"));
     assertThat(published.byPool().keySet()).containsExactly("net");
     published.assertValid(Optional.empty(), "");
   }

@@ -74,8 +74,9 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Sync of one pool</b>: layout ({@link SliceLayout}), match by name index, generation and
  *       change detection as described in {@code SyncPlanner}; then deletes (with uid and
  *       resourceVersion preconditions; NotFound is success), updates, creates ({@code generateName}
- *       from {@link SliceNames}; the Node as controlling owner for node-local pools). An unchanged
- *       pool costs no API call.
+ *       from {@link SliceNames}; the Node as controlling owner for node-local pools, the builder's
+ *       {@linkplain Builder#owner owner}, if any, for the others). An unchanged pool costs no API
+ *       call.
  *   <li><b>Own writes.</b> Every object the API server returns from a write is remembered until the
  *       informer delivers that resourceVersion or a newer one, so the next sync never works from a
  *       stale cache: a created slice is not created twice, a deleted one is not updated. The echo
@@ -108,6 +109,7 @@ public final class SlicePublisher implements AutoCloseable {
   private final KubeClient client;
   private final String driver;
   private final Optional<String> nodeName;
+  private final Optional<OwnerReference> owner;
   private final LayoutOptions layoutOptions;
   private final PublishListener listener;
   private final SyncObserver syncObserver;
@@ -134,6 +136,8 @@ public final class SlicePublisher implements AutoCloseable {
   private long publishedVersion;
   private long appliedVersion;
   private boolean busy;
+  // Whether every informer started has delivered its first list, as of the worker's last pause.
+  private boolean listed;
   private boolean started;
   private boolean closed;
   private volatile List<PoolValidation> lastValidation = List.of();
@@ -164,6 +168,7 @@ public final class SlicePublisher implements AutoCloseable {
     this.driver = b.driver;
     this.nodeName = b.nodeName;
     this.ownerUid = b.ownerUid.orElse(null);
+    this.owner = b.owner;
     this.layoutOptions = new LayoutOptions(b.nodeName, b.dynamicTaints);
     this.listener = b.listener;
     this.syncObserver = b.syncObserver;
@@ -228,8 +233,9 @@ public final class SlicePublisher implements AutoCloseable {
   }
 
   /**
-   * Waits until the last published state is fully written: every valid pool matches it, every
-   * removed pool's slices are gone, invalid pools were reported, and no retry is pending.
+   * Waits until the last published state is fully written: the informers have listed what the API
+   * server holds, every valid pool matches the state, every removed pool's slices are gone, invalid
+   * pools were reported, and no retry is pending.
    *
    * @return false when {@code timeout} passed first (for instance while the API server is down)
    */
@@ -248,7 +254,12 @@ public final class SlicePublisher implements AutoCloseable {
   }
 
   private boolean idle() {
-    return appliedVersion == publishedVersion && !busy && inbox.isEmpty() && queue.isEmpty();
+    // Listed too: an empty desired state queues no pool, yet it deletes what the list holds.
+    return appliedVersion == publishedVersion
+        && !busy
+        && inbox.isEmpty()
+        && queue.isEmpty()
+        && (publishedVersion == 0 || listed);
   }
 
   /** Pools waiting for a synchronization now: changed, or failed and waiting for their retry. */
@@ -402,6 +413,8 @@ public final class SlicePublisher implements AutoCloseable {
               break;
             }
             busy = false;
+            listed =
+                (nodeInformer == null || nodeSynced) && (clusterInformer == null || clusterSynced);
             lock.notifyAll();
             long wait = Long.MAX_VALUE;
             Optional<Long> next = queue.nextDue();
@@ -690,8 +703,9 @@ public final class SlicePublisher implements AutoCloseable {
               v.poolName(),
               Optional.empty(),
               "scope",
-              "the pool is node-local (PoolScope.node()), but the publisher has no node: set"
-                  + " SlicePublisher.Builder.nodeName, or give the pool another scope"));
+              "the pool is node-local (PoolScope.node()), but the publisher has no node: give the"
+                  + " pool another scope (all nodes, a node selector, per device), or publish it"
+                  + " from the node (its driver, or a publisher owned by its Node)"));
       return new PoolValidation(v.driver(), v.pool(), errors, v.warnings());
     }
     return v;
@@ -765,7 +779,7 @@ public final class SlicePublisher implements AutoCloseable {
                 + "\": "
                 + e.getMessage()
                 + "; retrying with backoff"
-                + whatToDo(e),
+                + whatToDo(e, nodeName.isPresent()),
             e));
     enqueue(pool, System.nanoTime() + delay.toNanos());
   }
@@ -867,6 +881,15 @@ public final class SlicePublisher implements AutoCloseable {
       meta =
           ObjectMeta.generated("", SliceNames.generateName(c.index(), c.sliceCount(), driver, node))
               .withOwnerReferences(List.of(OwnerReference.node(node, ownerUid())));
+    } else if (owner.isPresent()) {
+      OwnerReference o = owner.get();
+      if (o.uid().isEmpty()) {
+        o = OwnerReference.node(o.name(), ownerUid()); // the Node of nodeName (see the builder)
+      }
+      meta =
+          ObjectMeta.generated(
+                  "", SliceNames.generateName(c.index(), c.sliceCount(), driver, o.name()))
+              .withOwnerReferences(List.of(o));
     } else {
       meta =
           ObjectMeta.generated(
@@ -1046,13 +1069,20 @@ public final class SlicePublisher implements AutoCloseable {
 
   // ---------------------------------------------------------------------------------------------
 
-  /** For a refusal the platform engineer fixes, what to check; otherwise nothing. */
-  static String whatToDo(Exception e) {
-    return e instanceof KubeException k
-        ? k.whatToCheck(
-            "write this node's ResourceSlices (the ValidatingAdmissionPolicy of the chart limits a"
-                + " driver to its own node)")
-        : "";
+  /**
+   * For a refusal the platform engineer fixes, what to check; otherwise nothing.
+   *
+   * @param node whether the publisher runs for a node (a node driver's chart limits it to its node)
+   */
+  static String whatToDo(Exception e, boolean node) {
+    if (!(e instanceof KubeException k)) {
+      return "";
+    }
+    return k.whatToCheck(
+        node
+            ? "write this node's ResourceSlices (the ValidatingAdmissionPolicy of the chart limits a"
+                + " driver to its own node)"
+            : "write ResourceSlices (get, list, watch, create, update and delete, cluster-wide)");
   }
 
   /** The listener used when none is set: errors go to the error handler, syncs to debug. */
@@ -1069,6 +1099,7 @@ public final class SlicePublisher implements AutoCloseable {
     private final String driver;
     private Optional<String> nodeName = Optional.empty();
     private Optional<String> ownerUid = Optional.empty();
+    private Optional<OwnerReference> owner = Optional.empty();
     private boolean dynamicTaints;
     private PublishListener listener = new LoggingListener();
     private SyncObserver syncObserver = SyncObserver.NONE;
@@ -1104,6 +1135,18 @@ public final class SlicePublisher implements AutoCloseable {
         throw new IllegalArgumentException("the owner uid must not be empty");
       }
       ownerUid = Optional.of(value);
+      return this;
+    }
+
+    /**
+     * The owner reference, as given, of the slices this publisher creates without {@code
+     * spec.nodeName} (pools for all nodes, with a node selector, per device); default none: such
+     * slices outlive the publisher until it deletes them. Node-local slices are always owned by
+     * their Node. An owner without a uid must be the Node of {@link #nodeName}, whose uid is looked
+     * up once, as for node-local slices.
+     */
+    public Builder owner(OwnerReference value) {
+      owner = Optional.of(Objects.requireNonNull(value, "owner"));
       return this;
     }
 
@@ -1175,6 +1218,15 @@ public final class SlicePublisher implements AutoCloseable {
 
     /** The publisher; call {@link SlicePublisher#start()}. */
     public SlicePublisher build() {
+      if (owner.isPresent()
+          && owner.get().uid().isEmpty()
+          && !owner.get().equals(OwnerReference.node(nodeName.orElse(""), ""))) {
+        throw new IllegalStateException(
+            "an owner without a uid must be the publisher's Node, "
+                + nodeName
+                + ": "
+                + owner.get());
+      }
       return new SlicePublisher(this);
     }
   }
