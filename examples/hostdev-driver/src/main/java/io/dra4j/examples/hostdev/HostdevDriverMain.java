@@ -114,6 +114,22 @@ public final class HostdevDriverMain {
       return rest.stream().anyMatch(a -> a.equals("-h") || a.equals("--help"));
     }
 
+    /**
+     * The provider settings {@code run} passes on that are checked before the driver starts: a
+     * wrong one would otherwise fail every discovery, which the driver retries instead of exiting.
+     */
+    void checkSettings() {
+      String flag = "--" + HostdevProvider.CONFIG_RESCAN;
+      for (int i = 0; i < rest.size(); i++) {
+        String a = rest.get(i);
+        if (a.startsWith(flag + "=")) {
+          HostdevProvider.duration(HostdevProvider.CONFIG_RESCAN, a.substring(flag.length() + 1));
+        } else if (a.equals(flag) && i + 1 < rest.size()) {
+          HostdevProvider.duration(HostdevProvider.CONFIG_RESCAN, rest.get(i + 1));
+        }
+      }
+    }
+
     /** Checked: a mistake is a usage error before anything starts. */
     List<DeviceSpec> specs() {
       return DeviceSpecs.parse(devices, config, domain);
@@ -140,6 +156,7 @@ public final class HostdevDriverMain {
         return rc;
       }
       flags.specs();
+      flags.checkSettings();
     } catch (IllegalArgumentException e) {
       return usage(err, e.getMessage());
     }

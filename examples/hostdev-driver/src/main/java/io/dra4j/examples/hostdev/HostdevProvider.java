@@ -276,9 +276,11 @@ public final class HostdevProvider implements DeviceProvider, HealthReporting {
 
   private static Duration duration(Map<String, String> config, String key, Duration fallback) {
     String v = config.get(key);
-    if (v == null) {
-      return fallback;
-    }
+    return v == null ? fallback : duration(key, v);
+  }
+
+  /** A duration setting such as 5s, 500ms or PT1M; a usage error names the setting. */
+  static Duration duration(String key, String v) {
     try {
       Duration d = Duration.parse(v.matches("\\d+(ms|s|m)") ? toIso(v) : v);
       if (d.isNegative() || d.isZero()) {

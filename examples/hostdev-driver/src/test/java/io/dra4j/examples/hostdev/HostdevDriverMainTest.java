@@ -91,5 +91,12 @@ class HostdevDriverMainTest {
     err.reset();
     assertThat(run(Map.of(), "deviceclass", "--device", FUSE, "--match", "x=y")).isEqualTo(2);
     assertThat(err()).contains("unknown flag --match");
+    err.reset();
+    assertThat(run(Map.of(), "run", "--device", FUSE, "--rescan-interval", "often")).isEqualTo(2);
+    assertThat(err())
+        .contains("error: setting rescan-interval=\"often\" must be a duration such as 5s");
+    err.reset();
+    assertThat(run(Map.of(), "run", "--device", FUSE, "--rescan-interval=0s")).isEqualTo(2);
+    assertThat(err()).contains("error: setting rescan-interval=\"0s\" must be positive");
   }
 }
