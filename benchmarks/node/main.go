@@ -34,6 +34,7 @@ func main() {
 		jdk17Flags   = flag.String("jdk17-jvm-flags", defaultJDK17Flags, "the dra4j-17 driver's JVM flags, space-separated, with --java")
 		altJVMFlags  = flag.String("alt-jvm-flags", "", "JVM flags for a second dra4j driver, dra4j-alt (--only dra4j,dra4j-alt): a JVM lever measured interleaved with the shipped flags, against the same machine's noise; the table then compares the two")
 		altJava      = flag.String("alt-java", "", "the JVM of dra4j-alt (default: --image-java), e.g. another JDK's bin/java")
+		altJar       = flag.String("alt-jar", "", "the jar of dra4j-alt (default: --driver-jar), e.g. an older commit's build of the fake driver: two builds measured interleaved; {cache} and {archive} in --alt-jvm-flags are this jar's")
 		goDriver     = flag.String("go-driver", "", "the Go anchor driver binary (benchmarks/go-anchor/build.sh prints it)")
 		goFlags      = flag.String("go-flags", "", "extra flags for the Go anchor driver, space-separated, after the harness's own (e.g. --devices-per-slice 128: the Go anchor's densest slices, where the harness gives it dra4j's 64)")
 		runs         = flag.Int("runs", 3, "runs per driver, interleaved")
@@ -99,9 +100,9 @@ func main() {
 		fatalf("%v", err)
 	}
 
-	jarBase := strings.TrimSuffix(*driverJar, ".jar")
-	placeholders := strings.NewReplacer("{cache}", jarBase+".aot", "{archive}", jarBase+".jsa")
-	dra4j := func(label, column, java, jvmFlags string) driverKind {
+	dra4j := func(label, column, java, jar, jvmFlags string) driverKind {
+		jarBase := strings.TrimSuffix(jar, ".jar")
+		placeholders := strings.NewReplacer("{cache}", jarBase+".aot", "{archive}", jarBase+".jsa")
 		flags := strings.Fields(placeholders.Replace(jvmFlags))
 		return driverKind{
 			label:  label,
@@ -114,14 +115,14 @@ func main() {
 					cmd = append(cmd, "-Ddra4j.fake.threadSafe=false")
 				}
 				// The health port would clash between the two instances of a rolling update.
-				return append(cmd, "-jar", *driverJar, "run", "--health-port", "-1")
+				return append(cmd, "-jar", jar, "run", "--health-port", "-1")
 			},
 		}
 	}
 	drivers := map[string]driverKind{
-		"dra4j":     dra4j("dra4j", "dra4j (image, JDK 25)", *imageJava, *jvmFlags),
-		"dra4j-17":  dra4j("dra4j-17", "dra4j (JDK 17)", *java, *jdk17Flags),
-		"dra4j-alt": dra4j("dra4j-alt", "dra4j, --alt-jvm-flags", firstOf(*altJava, *imageJava), *altJVMFlags),
+		"dra4j":     dra4j("dra4j", "dra4j (image, JDK 25)", *imageJava, *driverJar, *jvmFlags),
+		"dra4j-17":  dra4j("dra4j-17", "dra4j (JDK 17)", *java, *driverJar, *jdk17Flags),
+		"dra4j-alt": dra4j("dra4j-alt", "dra4j, --alt-jvm-flags/--alt-jar", firstOf(*altJava, *imageJava), firstOf(*altJar, *driverJar), *altJVMFlags),
 		"go": {
 			label:  "Go",
 			column: "Go helper",
