@@ -9,6 +9,7 @@ module io.dra4j.api {
   exports io.dra4j.api.cdi;
   exports io.dra4j.api.claim;
   exports io.dra4j.api.device;
+  exports io.dra4j.api.feature;
   exports io.dra4j.api.health;
   exports io.dra4j.api.provider;
   exports io.dra4j.api.status;
