@@ -185,8 +185,10 @@ class PrepareFlowTest {
                     "gpu-0",
                     Optional.of(true),
                     List.of(
-                        new io.dra4j.api.device.DeviceToleration(
-                            "example.com/unhealthy", "Exists", null, null, null)),
+                        io.dra4j.api.device.DeviceToleration.builder()
+                            .key("example.com/unhealthy")
+                            .operator("Exists")
+                            .build()),
                     null,
                     null,
                     Optional.of(share),

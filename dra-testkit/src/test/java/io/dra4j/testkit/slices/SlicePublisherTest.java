@@ -247,13 +247,13 @@ class SlicePublisherTest {
     List<Device> partitions = new ArrayList<>();
     for (int g = 0; g < 2; g++) {
       sets.add(
-          new CounterSet(
+          CounterSet.of(
               "gpu-" + g + "-counters", Map.of("memory", Counter.of(Quantity.parse("80Gi")))));
       for (int part = 0; part < 4; part++) {
         partitions.add(
             Device.builder("gpu-" + g + "-mig-" + part)
                 .consumesCounters(
-                    new DeviceCounterConsumption(
+                    DeviceCounterConsumption.of(
                         "gpu-" + g + "-counters",
                         Map.of("memory", Counter.of(Quantity.parse("20Gi")))))
                 .build());
@@ -564,23 +564,22 @@ class SlicePublisherTest {
             .allowMultipleAllocations(true)
             .capacity(
                 "bandwidth",
-                new DeviceCapacity(
-                    Quantity.parse("100G"),
-                    Optional.of(
+                DeviceCapacity.of(Quantity.parse("100G"))
+                    .withRequestPolicy(
                         CapacityRequestPolicy.range(
                             Quantity.parse("1G"),
                             Quantity.parse("1G"),
                             Quantity.parse("100G"),
-                            Quantity.parse("1G")))))
+                            Quantity.parse("1G"))))
             .bindsToNode(true)
             .bindingConditions(List.of(DRIVER + "/attached"), List.of(DRIVER + "/attach-failed"))
             .build();
     NodeSelector rack =
-        new NodeSelector(
+        NodeSelector.of(
             List.of(
-                new NodeSelector.Term(
+                NodeSelector.Term.of(
                     List.of(
-                        new NodeSelector.Requirement(
+                        NodeSelector.Requirement.of(
                             "topology.example.com/rack", "In", List.of("r1", "r2"))),
                     List.of())));
     Pool racks = new Pool("rack-r1", List.of(nic), List.of(), PoolScope.nodeSelector(rack));
@@ -591,7 +590,7 @@ class SlicePublisherTest {
                 Device.builder("a").nodeName("node-1").build(),
                 Device.builder("b").allNodes(true).build(),
                 Device.builder("c").nodeSelector(NodeSelector.forNodeName("node-2")).build()),
-            List.of(new CounterSet("shared", Map.of("lanes", Counter.of(Quantity.of(8))))),
+            List.of(CounterSet.of("shared", Map.of("lanes", Counter.of(Quantity.of(8))))),
             PoolScope.perDevice());
     publishAndWait(p, racks, fabric);
 

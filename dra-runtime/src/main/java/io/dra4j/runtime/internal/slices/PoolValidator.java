@@ -460,6 +460,13 @@ public final class PoolValidator {
         nonEmpty(path, "ints", v.value());
       } else if (value instanceof DeviceAttribute.BoolValues v) {
         nonEmpty(path, "bools", v.value());
+      } else if (value instanceof DeviceAttribute.UnknownValue u) {
+        r.warn(
+            dev,
+            path,
+            "holds a value of a kind dra4j does not know ("
+                + String.join(", ", u.fields().keySet())
+                + "); it is sent as is and an API server that does not know it either rejects it");
       }
       if (kubernetesDomain) {
         standardAttribute(path, name, value);

@@ -47,8 +47,8 @@ class DroppedFieldsTest {
     Device stored =
         base("a").toBuilder()
             .taint(
-                new DeviceTaint(
-                    DRIVER + "/t", "", TaintEffect.NONE, Optional.of("2026-01-01T00:00:00Z")))
+                DeviceTaint.of(DRIVER + "/t", "", TaintEffect.NONE)
+                    .withTimeAdded("2026-01-01T00:00:00Z"))
             .build();
     assertThat(DroppedFields.detect(spec(sent), spec(stored))).isEmpty();
   }
@@ -70,7 +70,7 @@ class DroppedFieldsTest {
     Device consuming =
         base("a").toBuilder()
             .consumesCounters(
-                new DeviceCounterConsumption("s", Map.of("c", Counter.of(Quantity.of(1)))))
+                DeviceCounterConsumption.of("s", Map.of("c", Counter.of(Quantity.of(1)))))
             .build();
     assertThat(
             DroppedFields.detect(spec(consuming), spec(base("a"))).orElseThrow().disabledFeatures())
@@ -100,7 +100,7 @@ class DroppedFieldsTest {
                 new Pool(
                     "node-1",
                     List.of(),
-                    List.of(new CounterSet("s", Map.of("c", Counter.of(Quantity.of(4))))),
+                    List.of(CounterSet.of("s", Map.of("c", Counter.of(Quantity.of(4))))),
                     PoolScope.node()),
                 LayoutOptions.node("node-1"))
             .get(0);
@@ -135,19 +135,15 @@ class DroppedFieldsTest {
             .allowMultipleAllocations(true)
             .capacity(
                 "bw",
-                new DeviceCapacity(
-                    Quantity.parse("10G"),
-                    Optional.of(
+                DeviceCapacity.of(Quantity.parse("10G"))
+                    .withRequestPolicy(
                         CapacityRequestPolicy.validValues(
-                            Quantity.parse("1G"), List.of(Quantity.parse("1G"))))))
+                            Quantity.parse("1G"), List.of(Quantity.parse("1G")))))
             .attribute("cores", DeviceAttribute.ofInts(List.of(0L, 1L)))
             .nodeAllocatableResource(
                 "cpu",
-                new NodeAllocatableResource(
-                    Optional.of(
-                        new NodeAllocatableResource.Mapping(
-                            Optional.empty(), Optional.empty(), Optional.of(Quantity.of(1)))),
-                    Optional.empty()))
+                NodeAllocatableResource.of(
+                    NodeAllocatableResource.Mapping.perDevice(Quantity.of(1))))
             .build();
     Device stored = base("a").toBuilder().capacity("bw", Quantity.parse("10G")).build();
     assertThat(DroppedFields.detect(spec(sent), spec(stored)).orElseThrow().disabledFeatures())
@@ -164,10 +160,11 @@ class DroppedFieldsTest {
     Map<String, Counter> c = Map.of("memory", Counter.of(Quantity.parse("1Gi")));
     Device sent =
         base("a").toBuilder()
-            .consumesCounters(new DeviceCounterConsumption("s", c, List.of("mig")))
+            .consumesCounters(
+                DeviceCounterConsumption.of("s", c).withCompatibilityGroups(List.of("mig")))
             .build();
     Device stored =
-        base("a").toBuilder().consumesCounters(new DeviceCounterConsumption("s", c)).build();
+        base("a").toBuilder().consumesCounters(DeviceCounterConsumption.of("s", c)).build();
     assertThat(DroppedFields.detect(spec(sent), spec(stored)).orElseThrow().disabledFeatures())
         .containsExactly("DRADeviceCompatibilityGroups");
     assertThat(DroppedFields.detect(spec(sent), spec(sent))).isEmpty();

@@ -19,7 +19,6 @@ import io.dra4j.api.provider.PoolScope;
 import io.dra4j.kube.ResourceSliceSpec;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class SliceDiffTest {
@@ -40,8 +39,8 @@ class SliceDiffTest {
   }
 
   static DeviceTaint taint(String time) {
-    return new DeviceTaint(
-        DRIVER + "/unhealthy", "xid", TaintEffect.NO_EXECUTE, Optional.ofNullable(time));
+    DeviceTaint t = DeviceTaint.of(DRIVER + "/unhealthy", "xid", TaintEffect.NO_EXECUTE);
+    return time == null ? t : t.withTimeAdded(time);
   }
 
   @Test
@@ -103,11 +102,8 @@ class SliceDiffTest {
     Device otherEffect =
         gpu("a").toBuilder()
             .taint(
-                new DeviceTaint(
-                    DRIVER + "/unhealthy",
-                    "xid",
-                    TaintEffect.NO_SCHEDULE,
-                    Optional.of("2026-03-01T10:00:00Z")))
+                DeviceTaint.of(DRIVER + "/unhealthy", "xid", TaintEffect.NO_SCHEDULE)
+                    .withTimeAdded("2026-03-01T10:00:00Z"))
             .build();
     assertThat(SliceDiff.needsUpdate(spec(otherEffect), spec(withTime))).isTrue();
   }
@@ -140,8 +136,8 @@ class SliceDiffTest {
                 LayoutOptions.clusterWide())
             .get(0);
     assertThat(SliceDiff.differences(base, allNodes)).containsExactly("nodeName", "allNodes");
-    CounterSet set = new CounterSet("s", Map.of("c", Counter.of(Quantity.parse("2"))));
-    CounterSet set2 = new CounterSet("s", Map.of("c", Counter.of(Quantity.parse("2000m"))));
+    CounterSet set = CounterSet.of("s", Map.of("c", Counter.of(Quantity.parse("2"))));
+    CounterSet set2 = CounterSet.of("s", Map.of("c", Counter.of(Quantity.parse("2000m"))));
     ResourceSliceSpec counters =
         SliceLayout.layout(
                 DRIVER,
@@ -177,26 +173,28 @@ class SliceDiffTest {
             .allowMultipleAllocations(true)
             .capacity(
                 "bw",
-                new DeviceCapacity(
-                    Quantity.parse("10G"),
-                    Optional.of(
-                        CapacityRequestPolicy.range(
-                            Quantity.parse("1G"), Quantity.parse("1G"), null, null))))
+                DeviceCapacity.of(Quantity.parse("10G"))
+                    .withRequestPolicy(
+                        CapacityRequestPolicy.builder()
+                            .defaultValue(Quantity.parse("1G"))
+                            .validRange(CapacityRequestPolicy.Range.of(Quantity.parse("1G")))
+                            .build()))
             .consumesCounters(
-                new DeviceCounterConsumption("s", Map.of("c", Counter.of(Quantity.parse("1k")))))
+                DeviceCounterConsumption.of("s", Map.of("c", Counter.of(Quantity.parse("1k")))))
             .build();
     Device b =
         Device.builder("nic")
             .allowMultipleAllocations(true)
             .capacity(
                 "bw",
-                new DeviceCapacity(
-                    Quantity.parse("10000M"),
-                    Optional.of(
-                        CapacityRequestPolicy.range(
-                            Quantity.parse("1000M"), Quantity.parse("1e9"), null, null))))
+                DeviceCapacity.of(Quantity.parse("10000M"))
+                    .withRequestPolicy(
+                        CapacityRequestPolicy.builder()
+                            .defaultValue(Quantity.parse("1000M"))
+                            .validRange(CapacityRequestPolicy.Range.of(Quantity.parse("1e9")))
+                            .build()))
             .consumesCounters(
-                new DeviceCounterConsumption("s", Map.of("c", Counter.of(Quantity.parse("1000")))))
+                DeviceCounterConsumption.of("s", Map.of("c", Counter.of(Quantity.parse("1000")))))
             .build();
     assertThat(SliceDiff.deviceEqual(a, b)).isTrue();
     assertThat(SliceDiff.deviceEqual(a, b.toBuilder().allowMultipleAllocations(false).build()))

@@ -130,8 +130,7 @@ class SliceLayoutTest {
         IntStream.range(0, 10)
             .mapToObj(
                 i ->
-                    new CounterSet(
-                        "gpu-" + i, Map.of("memory", Counter.of(Quantity.parse("80Gi")))))
+                    CounterSet.of("gpu-" + i, Map.of("memory", Counter.of(Quantity.parse("80Gi")))))
             .toList();
     List<Device> devices =
         IntStream.range(0, 70)
@@ -139,7 +138,7 @@ class SliceLayoutTest {
                 i ->
                     plain(i).toBuilder()
                         .consumesCounters(
-                            new DeviceCounterConsumption(
+                            DeviceCounterConsumption.of(
                                 "gpu-" + (i % 10),
                                 Map.of("memory", Counter.of(Quantity.parse("10Gi")))))
                         .build())

@@ -12,7 +12,6 @@ import io.dra4j.kube.ResourceSlice;
 import io.dra4j.kube.ResourceSliceSpec;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
@@ -251,7 +250,7 @@ class SyncPlannerTest {
   void serverTaintTimesAreNotAChangeAndAreKeptOnUpdate() {
     DeviceTaint sent = DeviceTaint.of(DRIVER + "/unhealthy", "", TaintEffect.NO_SCHEDULE);
     DeviceTaint stored =
-        new DeviceTaint(sent.key(), "", sent.effect(), Optional.of("2026-01-02T03:04:05Z"));
+        DeviceTaint.of(sent.key(), "", sent.effect()).withTimeAdded("2026-01-02T03:04:05Z");
     Device d0 = Device.builder("dev-0").taint(sent).build();
     Device d0Stored = Device.builder("dev-0").taint(stored).build();
     List<ResourceSliceSpec> want = desired(List.of(d0, dev(1)));
