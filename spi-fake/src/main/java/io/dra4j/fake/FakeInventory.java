@@ -11,7 +11,6 @@ import io.dra4j.api.device.Quantity;
 import io.dra4j.api.device.StandardAttributes;
 import io.dra4j.api.provider.Inventory;
 import io.dra4j.api.provider.Pool;
-import io.dra4j.api.provider.PoolScope;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -158,7 +157,7 @@ final class FakeInventory {
         }
       }
     }
-    Pool pool = new Pool(nodeName, devices, counterSets, PoolScope.node());
+    Pool pool = Pool.builder(nodeName).devices(devices).counterSets(counterSets).build();
     return new FakeInventory(driverName, Inventory.of(pool), entries);
   }
 

@@ -148,7 +148,10 @@ class SliceLayoutSchemaTest {
                         .build())
             .toList();
     List<ResourceSlice> slices =
-        publish(new Pool(NODE, devices, sets, PoolScope.node()), LayoutOptions.node(NODE), NODE);
+        publish(
+            Pool.builder(NODE).devices(devices).counterSets(sets).build(),
+            LayoutOptions.node(NODE),
+            NODE);
     assertThat(slices).hasSize(4);
     assertAllValid(slices);
   }
@@ -179,7 +182,7 @@ class SliceLayoutSchemaTest {
             .build();
     assertAllValid(
         publish(
-            new Pool("fabric", List.of(nic), List.of(), PoolScope.allNodes()),
+            Pool.builder("fabric").devices(List.of(nic)).scope(PoolScope.allNodes()).build(),
             LayoutOptions.clusterWide(),
             "fabric"));
     NodeSelector rack =
@@ -192,7 +195,10 @@ class SliceLayoutSchemaTest {
                     List.of())));
     assertAllValid(
         publish(
-            new Pool("rack/r1", List.of(nic), List.of(), PoolScope.nodeSelector(rack)),
+            Pool.builder("rack/r1")
+                .devices(List.of(nic))
+                .scope(PoolScope.nodeSelector(rack))
+                .build(),
             LayoutOptions.clusterWide(),
             "rack"));
   }
@@ -207,7 +213,11 @@ class SliceLayoutSchemaTest {
     CounterSet set = CounterSet.of("shared", Map.of("lanes", Counter.of(q("8"))));
     assertAllValid(
         publish(
-            new Pool("fabric", devices, List.of(set), PoolScope.perDevice()),
+            Pool.builder("fabric")
+                .devices(devices)
+                .counterSets(List.of(set))
+                .scope(PoolScope.perDevice())
+                .build(),
             LayoutOptions.clusterWide(),
             "fabric"));
   }

@@ -259,7 +259,7 @@ class SlicePublisherTest {
                 .build());
       }
     }
-    publishAndWait(p, new Pool(NODE, partitions, sets, PoolScope.node()));
+    publishAndWait(p, Pool.builder(NODE).devices(partitions).counterSets(sets).build());
 
     List<ResourceSlice> slices = published.pool(NODE);
     assertThat(slices).hasSize(2);
@@ -405,7 +405,7 @@ class SlicePublisherTest {
   @Test
   void aRemovedPoolLosesItsSlices() throws Exception {
     SlicePublisher p = start();
-    Pool shared = new Pool("shared-" + NODE, gpus(200), List.of(), PoolScope.node());
+    Pool shared = Pool.builder("shared-" + NODE).devices(gpus(200)).build();
     publishAndWait(p, Pool.of(NODE, gpus(3)), shared);
     assertThat(published.pool(shared.name())).hasSize(2);
     assertAllValid();
@@ -514,14 +514,14 @@ class SlicePublisherTest {
   @Test
   void anInvalidPoolIsReportedOnceAndLeftAsItIsWhileOthersArePublished() throws Exception {
     SlicePublisher p = start();
-    Pool good = new Pool("good", gpus(2), List.of(), PoolScope.allNodes());
+    Pool good = Pool.builder("good").devices(gpus(2)).scope(PoolScope.allNodes()).build();
     Pool other = Pool.of(NODE, gpus(3));
     publishAndWait(p, other, good);
     Map<String, String> otherBefore = published.versions(NODE);
 
     Device bad = gpu(1).toBuilder().attribute("model", "x".repeat(70)).build();
     Pool broken = Pool.of(NODE, List.of(gpu(0), bad, gpu(2)));
-    Pool good2 = new Pool("good", gpus(4), List.of(), PoolScope.allNodes());
+    Pool good2 = Pool.builder("good").devices(gpus(4)).scope(PoolScope.allNodes()).build();
     publishAndWait(p, broken, good2);
     publishAndWait(p, broken, good2); // the same broken state again: no second report
 
@@ -582,16 +582,19 @@ class SlicePublisherTest {
                         NodeSelector.Requirement.of(
                             "topology.example.com/rack", "In", List.of("r1", "r2"))),
                     List.of())));
-    Pool racks = new Pool("rack-r1", List.of(nic), List.of(), PoolScope.nodeSelector(rack));
+    Pool racks =
+        Pool.builder("rack-r1").devices(List.of(nic)).scope(PoolScope.nodeSelector(rack)).build();
     Pool fabric =
-        new Pool(
-            "fabric",
-            List.of(
-                Device.builder("a").nodeName("node-1").build(),
-                Device.builder("b").allNodes(true).build(),
-                Device.builder("c").nodeSelector(NodeSelector.forNodeName("node-2")).build()),
-            List.of(CounterSet.of("shared", Map.of("lanes", Counter.of(Quantity.of(8))))),
-            PoolScope.perDevice());
+        Pool.builder("fabric")
+            .devices(
+                List.of(
+                    Device.builder("a").nodeName("node-1").build(),
+                    Device.builder("b").allNodes(true).build(),
+                    Device.builder("c").nodeSelector(NodeSelector.forNodeName("node-2")).build()))
+            .counterSets(
+                List.of(CounterSet.of("shared", Map.of("lanes", Counter.of(Quantity.of(8))))))
+            .scope(PoolScope.perDevice())
+            .build();
     publishAndWait(p, racks, fabric);
 
     assertThat(events.invalid).isEmpty();
@@ -611,7 +614,9 @@ class SlicePublisherTest {
                 .listener(events)
                 .retryBackoff(Duration.ofMillis(20), Duration.ofMillis(200)));
     publishAndWait(
-        p, Pool.of(NODE, gpus(1)), new Pool("net", gpus(2), List.of(), PoolScope.allNodes()));
+        p,
+        Pool.of(NODE, gpus(1)),
+        Pool.builder("net").devices(gpus(2)).scope(PoolScope.allNodes()).build());
     assertThat(events.invalid)
         .singleElement()
         .satisfies(
@@ -627,7 +632,7 @@ class SlicePublisherTest {
   @Test
   void poolsForAllNodesAreWatchedAndKeptToo() throws Exception {
     SlicePublisher p = start();
-    Pool net = new Pool("fabric-a/rack-3", gpus(2), List.of(), PoolScope.allNodes());
+    Pool net = Pool.builder("fabric-a/rack-3").devices(gpus(2)).scope(PoolScope.allNodes()).build();
     publishAndWait(p, Pool.of(NODE, gpus(1)), net);
     ResourceSlice s = published.pool(net.name()).get(0);
     assertThat(s.metadata().name()).startsWith("00000-gpu.example.com-fabric-a-rack-3-");
@@ -669,8 +674,7 @@ class SlicePublisherTest {
   @Test
   void aRestartedPublisherDeletesPoolsThatWentAwayMeanwhile() throws Exception {
     SlicePublisher first = start();
-    publishAndWait(
-        first, Pool.of(NODE, gpus(3)), new Pool("extra", gpus(3), List.of(), PoolScope.node()));
+    publishAndWait(first, Pool.of(NODE, gpus(3)), Pool.builder("extra").devices(gpus(3)).build());
     first.close();
 
     SlicePublisher second = start();

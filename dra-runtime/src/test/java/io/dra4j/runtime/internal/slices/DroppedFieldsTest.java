@@ -31,7 +31,7 @@ class DroppedFieldsTest {
   static ResourceSliceSpec spec(PoolScope scope, Device... devices) {
     return SliceLayout.layout(
             DRIVER,
-            new Pool("node-1", List.of(devices), List.of(), scope),
+            Pool.builder("node-1").devices(List.of(devices)).scope(scope).build(),
             LayoutOptions.node("node-1"))
         .get(0);
   }
@@ -97,11 +97,10 @@ class DroppedFieldsTest {
     ResourceSliceSpec counters =
         SliceLayout.layout(
                 DRIVER,
-                new Pool(
-                    "node-1",
-                    List.of(),
-                    List.of(CounterSet.of("s", Map.of("c", Counter.of(Quantity.of(4))))),
-                    PoolScope.node()),
+                Pool.builder("node-1")
+                    .counterSets(
+                        List.of(CounterSet.of("s", Map.of("c", Counter.of(Quantity.of(4))))))
+                    .build(),
                 LayoutOptions.node("node-1"))
             .get(0);
     assertThat(

@@ -61,24 +61,26 @@ class PoolValidatorTest {
   @Test
   void aTypicalPoolIsValid() {
     Pool p =
-        new Pool(
-            "node-1",
-            List.of(
-                gpu("gpu-0")
-                    .attribute(StandardAttributes.PCI_BUS_ID, "0000:3b:00.0")
-                    .attribute(StandardAttributes.PCIE_ROOT, "pci0000:3a")
-                    .attribute(StandardAttributes.NUMA_NODE, 0)
-                    .attribute("driverVersion", DeviceAttribute.version("550.54.15-rc.1+build.7"))
-                    .taint(DeviceTaint.of(DRIVER + "/unhealthy", "XID79", TaintEffect.NO_EXECUTE))
-                    .build(),
-                gpu("gpu-0-mig-1g")
-                    .consumesCounters(
-                        DeviceCounterConsumption.of(
-                            "gpu-0", Map.of("memory", Counter.of(q("10Gi")))))
-                    .bindingConditions(List.of(DRIVER + "/attached"), List.of("Failed"))
-                    .build()),
-            List.of(CounterSet.of("gpu-0", Map.of("memory", Counter.of(q("141Gi"))))),
-            PoolScope.node());
+        Pool.builder("node-1")
+            .devices(
+                List.of(
+                    gpu("gpu-0")
+                        .attribute(StandardAttributes.PCI_BUS_ID, "0000:3b:00.0")
+                        .attribute(StandardAttributes.PCIE_ROOT, "pci0000:3a")
+                        .attribute(StandardAttributes.NUMA_NODE, 0)
+                        .attribute(
+                            "driverVersion", DeviceAttribute.version("550.54.15-rc.1+build.7"))
+                        .taint(
+                            DeviceTaint.of(DRIVER + "/unhealthy", "XID79", TaintEffect.NO_EXECUTE))
+                        .build(),
+                    gpu("gpu-0-mig-1g")
+                        .consumesCounters(
+                            DeviceCounterConsumption.of(
+                                "gpu-0", Map.of("memory", Counter.of(q("10Gi")))))
+                        .bindingConditions(List.of(DRIVER + "/attached"), List.of("Failed"))
+                        .build()))
+            .counterSets(List.of(CounterSet.of("gpu-0", Map.of("memory", Counter.of(q("141Gi"))))))
+            .build();
     PoolValidation v = PoolValidator.validate(DRIVER, p);
     assertThat(v.errors()).isEmpty();
     assertThat(v.warnings()).isEmpty();
@@ -490,7 +492,7 @@ class PoolValidatorTest {
     }
 
     Pool withSets(List<CounterSet> sets, Device... devices) {
-      return new Pool("node-1", List.of(devices), sets, PoolScope.node());
+      return Pool.builder("node-1").devices(List.of(devices)).counterSets(sets).build();
     }
 
     @Test
@@ -600,7 +602,7 @@ class PoolValidatorTest {
 
     Pool pool(Device... devices) {
       CounterSet set = CounterSet.of("gpu-0", Map.of("memory", Counter.of(q("2"))));
-      return new Pool("node-1", List.of(devices), List.of(set), PoolScope.node());
+      return Pool.builder("node-1").devices(List.of(devices)).counterSets(List.of(set)).build();
     }
 
     @Test
@@ -841,16 +843,16 @@ class PoolValidatorTest {
     @Test
     void perDevicePoolsNeedExactlyOnePerDevice() {
       Pool p =
-          new Pool(
-              "fabric",
-              List.of(
-                  gpu("a").nodeName("node-1").build(),
-                  gpu("b").allNodes(true).build(),
-                  gpu("c").nodeSelector(NodeSelector.forNodeName("node-2")).build(),
-                  gpu("d").build(),
-                  gpu("e").nodeName("Node_1").allNodes(true).build()),
-              List.of(),
-              PoolScope.perDevice());
+          Pool.builder("fabric")
+              .devices(
+                  List.of(
+                      gpu("a").nodeName("node-1").build(),
+                      gpu("b").allNodes(true).build(),
+                      gpu("c").nodeSelector(NodeSelector.forNodeName("node-2")).build(),
+                      gpu("d").build(),
+                      gpu("e").nodeName("Node_1").allNodes(true).build()))
+              .scope(PoolScope.perDevice())
+              .build();
       assertThat(errors(p))
           .containsExactly(
               "pool \"fabric\", device \"d\": in a pool with per-device node selection every device"
@@ -877,7 +879,7 @@ class PoolValidatorTest {
                           req("cores", "Gt", "many"),
                           req("bad key!", "DoesNotExist")),
                       List.of(req("metadata.uid", "In", "a", "b"), req("metadata.name", "Gt")))));
-      Pool p = new Pool("fabric", List.of(), List.of(), PoolScope.nodeSelector(two));
+      Pool p = Pool.builder("fabric").scope(PoolScope.nodeSelector(two)).build();
       String t = "pool \"fabric\": scope.nodeSelector.nodeSelectorTerms";
       assertThat(errors(p))
           .containsExactly(
@@ -903,11 +905,10 @@ class PoolValidatorTest {
     @Test
     void aSingleTermSelectorIsValid() {
       Pool p =
-          new Pool(
-              "fabric",
-              List.of(gpu("gpu-0").build()),
-              List.of(),
-              PoolScope.nodeSelector(NodeSelector.forNodeName("node-1")));
+          Pool.builder("fabric")
+              .devices(List.of(gpu("gpu-0").build()))
+              .scope(PoolScope.nodeSelector(NodeSelector.forNodeName("node-1")))
+              .build();
       assertThat(errors(p)).isEmpty();
     }
   }

@@ -132,7 +132,10 @@ class SliceDiffTest {
     ResourceSliceSpec allNodes =
         SliceLayout.layout(
                 DRIVER,
-                new Pool("node-1", List.of(gpu("a")), List.of(), PoolScope.allNodes()),
+                Pool.builder("node-1")
+                    .devices(List.of(gpu("a")))
+                    .scope(PoolScope.allNodes())
+                    .build(),
                 LayoutOptions.clusterWide())
             .get(0);
     assertThat(SliceDiff.differences(base, allNodes)).containsExactly("nodeName", "allNodes");
@@ -141,13 +144,13 @@ class SliceDiffTest {
     ResourceSliceSpec counters =
         SliceLayout.layout(
                 DRIVER,
-                new Pool("node-1", List.of(), List.of(set), PoolScope.node()),
+                Pool.builder("node-1").counterSets(List.of(set)).build(),
                 LayoutOptions.node("node-1"))
             .get(0);
     ResourceSliceSpec counters2 =
         SliceLayout.layout(
                 DRIVER,
-                new Pool("node-1", List.of(), List.of(set2), PoolScope.node()),
+                Pool.builder("node-1").counterSets(List.of(set2)).build(),
                 LayoutOptions.node("node-1"))
             .get(0);
     assertThat(SliceDiff.needsUpdate(counters, counters2)).isFalse();

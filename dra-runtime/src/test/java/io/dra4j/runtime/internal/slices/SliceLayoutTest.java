@@ -144,7 +144,8 @@ class SliceLayoutTest {
                         .build())
             .toList();
     List<ResourceSliceSpec> specs =
-        SliceLayout.layout(DRIVER, new Pool("node-1", devices, sets, PoolScope.node()), NODE);
+        SliceLayout.layout(
+            DRIVER, Pool.builder("node-1").devices(devices).counterSets(sets).build(), NODE);
     assertThat(specs).hasSize(4);
     assertThat(specs.get(0).sharedCounters()).hasSize(8);
     assertThat(specs.get(0).devices()).isEmpty();
@@ -239,7 +240,7 @@ class SliceLayoutTest {
     ResourceSliceSpec all =
         SliceLayout.layout(
                 DRIVER,
-                new Pool("net", List.of(plain(0)), List.of(), PoolScope.allNodes()),
+                Pool.builder("net").devices(List.of(plain(0))).scope(PoolScope.allNodes()).build(),
                 LayoutOptions.clusterWide())
             .get(0);
     assertThat(all.allNodes()).isTrue();
@@ -247,7 +248,10 @@ class SliceLayoutTest {
     ResourceSliceSpec bySelector =
         SliceLayout.layout(
                 DRIVER,
-                new Pool("net", List.of(plain(0)), List.of(), PoolScope.nodeSelector(sel)),
+                Pool.builder("net")
+                    .devices(List.of(plain(0)))
+                    .scope(PoolScope.nodeSelector(sel))
+                    .build(),
                 LayoutOptions.clusterWide())
             .get(0);
     assertThat(bySelector.nodeSelector()).contains(sel);
@@ -255,11 +259,10 @@ class SliceLayoutTest {
     ResourceSliceSpec perDevice =
         SliceLayout.layout(
                 DRIVER,
-                new Pool(
-                    "net",
-                    List.of(plain(0).toBuilder().nodeName("node-1").build()),
-                    List.of(),
-                    PoolScope.perDevice()),
+                Pool.builder("net")
+                    .devices(List.of(plain(0).toBuilder().nodeName("node-1").build()))
+                    .scope(PoolScope.perDevice())
+                    .build(),
                 NODE)
             .get(0);
     assertThat(perDevice.perDeviceNodeSelection()).isTrue();

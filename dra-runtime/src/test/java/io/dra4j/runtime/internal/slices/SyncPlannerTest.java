@@ -236,7 +236,7 @@ class SyncPlannerTest {
     List<ResourceSliceSpec> want =
         SliceLayout.layout(
             DRIVER,
-            new Pool(POOL, devs, List.of(), PoolScope.allNodes()),
+            Pool.builder(POOL).devices(devs).scope(PoolScope.allNodes()).build(),
             LayoutOptions.node(NODE));
     ResourceSlice nodeLocal = existing(0, 1, desired(devs).get(0), 1);
     SyncPlan plan = SyncPlanner.plan(POOL, want, List.of(nodeLocal), 1);
