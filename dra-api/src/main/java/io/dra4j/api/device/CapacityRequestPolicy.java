@@ -83,7 +83,11 @@ public final class CapacityRequestPolicy {
     return validRange;
   }
 
-  /** Fields of a newer Kubernetes that this version does not model, kept for write-back. */
+  /**
+   * Fields of a newer Kubernetes that this version does not model, kept for write-back. They are
+   * not part of {@code equals}: a newer API server's defaults must not make a stored value differ
+   * from the one a driver publishes.
+   */
   public Map<String, Object> unknownFields() {
     return unknownFields;
   }
@@ -93,13 +97,12 @@ public final class CapacityRequestPolicy {
     return o instanceof CapacityRequestPolicy p
         && defaultValue.equals(p.defaultValue)
         && validValues.equals(p.validValues)
-        && validRange.equals(p.validRange)
-        && unknownFields.equals(p.unknownFields);
+        && validRange.equals(p.validRange);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(defaultValue, validValues, validRange, unknownFields);
+    return Objects.hash(defaultValue, validValues, validRange);
   }
 
   @Override
@@ -194,23 +197,23 @@ public final class CapacityRequestPolicy {
       return step;
     }
 
-    /** Fields of a newer Kubernetes that this version does not model, kept for write-back. */
+    /**
+     * Fields of a newer Kubernetes that this version does not model, kept for write-back. They are
+     * not part of {@code equals}: a newer API server's defaults must not make a stored value differ
+     * from the one a driver publishes.
+     */
     public Map<String, Object> unknownFields() {
       return unknownFields;
     }
 
     @Override
     public boolean equals(Object o) {
-      return o instanceof Range r
-          && min.equals(r.min)
-          && max.equals(r.max)
-          && step.equals(r.step)
-          && unknownFields.equals(r.unknownFields);
+      return o instanceof Range r && min.equals(r.min) && max.equals(r.max) && step.equals(r.step);
     }
 
     @Override
     public int hashCode() {
-      return Objects.hash(min, max, step, unknownFields);
+      return Objects.hash(min, max, step);
     }
 
     @Override

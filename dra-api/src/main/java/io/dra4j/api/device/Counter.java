@@ -33,19 +33,23 @@ public final class Counter {
     return value;
   }
 
-  /** Fields of a newer Kubernetes that this version does not model, kept for write-back. */
+  /**
+   * Fields of a newer Kubernetes that this version does not model, kept for write-back. They are
+   * not part of {@code equals}: a newer API server's defaults must not make a stored value differ
+   * from the one a driver publishes.
+   */
   public Map<String, Object> unknownFields() {
     return unknownFields;
   }
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof Counter c && value.equals(c.value) && unknownFields.equals(c.unknownFields);
+    return o instanceof Counter c && value.equals(c.value);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(value, unknownFields);
+    return Objects.hash(value);
   }
 
   @Override

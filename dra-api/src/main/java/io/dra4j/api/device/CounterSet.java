@@ -59,22 +59,23 @@ public final class CounterSet {
     return counters;
   }
 
-  /** Fields of a newer Kubernetes that this version does not model, kept for write-back. */
+  /**
+   * Fields of a newer Kubernetes that this version does not model, kept for write-back. They are
+   * not part of {@code equals}: a newer API server's defaults must not make a stored value differ
+   * from the one a driver publishes.
+   */
   public Map<String, Object> unknownFields() {
     return unknownFields;
   }
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof CounterSet c
-        && name.equals(c.name)
-        && counters.equals(c.counters)
-        && unknownFields.equals(c.unknownFields);
+    return o instanceof CounterSet c && name.equals(c.name) && counters.equals(c.counters);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(name, counters, unknownFields);
+    return Objects.hash(name, counters);
   }
 
   @Override

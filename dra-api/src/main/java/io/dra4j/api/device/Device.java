@@ -170,7 +170,11 @@ public final class Device {
     return nodeAllocatableResources;
   }
 
-  /** Fields of a newer Kubernetes that this version does not model, kept for write-back. */
+  /**
+   * Fields of a newer Kubernetes that this version does not model, kept for write-back. They are
+   * not part of {@code equals}: a newer API server's defaults must not make a stored value differ
+   * from the one a driver publishes.
+   */
   public Map<String, Object> unknownFields() {
     return unknownFields;
   }
@@ -190,8 +194,7 @@ public final class Device {
         && bindingConditions.equals(d.bindingConditions)
         && bindingFailureConditions.equals(d.bindingFailureConditions)
         && allowMultipleAllocations == d.allowMultipleAllocations
-        && nodeAllocatableResources.equals(d.nodeAllocatableResources)
-        && unknownFields.equals(d.unknownFields);
+        && nodeAllocatableResources.equals(d.nodeAllocatableResources);
   }
 
   @Override
@@ -209,8 +212,7 @@ public final class Device {
         bindingConditions,
         bindingFailureConditions,
         allowMultipleAllocations,
-        nodeAllocatableResources,
-        unknownFields);
+        nodeAllocatableResources);
   }
 
   @Override

@@ -59,7 +59,11 @@ public final class DeviceCapacity {
     return requestPolicy;
   }
 
-  /** Fields of a newer Kubernetes that this version does not model, kept for write-back. */
+  /**
+   * Fields of a newer Kubernetes that this version does not model, kept for write-back. They are
+   * not part of {@code equals}: a newer API server's defaults must not make a stored value differ
+   * from the one a driver publishes.
+   */
   public Map<String, Object> unknownFields() {
     return unknownFields;
   }
@@ -68,13 +72,12 @@ public final class DeviceCapacity {
   public boolean equals(Object o) {
     return o instanceof DeviceCapacity c
         && value.equals(c.value)
-        && requestPolicy.equals(c.requestPolicy)
-        && unknownFields.equals(c.unknownFields);
+        && requestPolicy.equals(c.requestPolicy);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(value, requestPolicy, unknownFields);
+    return Objects.hash(value, requestPolicy);
   }
 
   @Override

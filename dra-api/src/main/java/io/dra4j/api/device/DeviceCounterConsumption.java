@@ -83,7 +83,11 @@ public final class DeviceCounterConsumption {
     return compatibilityGroups;
   }
 
-  /** Fields of a newer Kubernetes that this version does not model, kept for write-back. */
+  /**
+   * Fields of a newer Kubernetes that this version does not model, kept for write-back. They are
+   * not part of {@code equals}: a newer API server's defaults must not make a stored value differ
+   * from the one a driver publishes.
+   */
   public Map<String, Object> unknownFields() {
     return unknownFields;
   }
@@ -93,13 +97,12 @@ public final class DeviceCounterConsumption {
     return o instanceof DeviceCounterConsumption c
         && counterSet.equals(c.counterSet)
         && counters.equals(c.counters)
-        && compatibilityGroups.equals(c.compatibilityGroups)
-        && unknownFields.equals(c.unknownFields);
+        && compatibilityGroups.equals(c.compatibilityGroups);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(counterSet, counters, compatibilityGroups, unknownFields);
+    return Objects.hash(counterSet, counters, compatibilityGroups);
   }
 
   @Override

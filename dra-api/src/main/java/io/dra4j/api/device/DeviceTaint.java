@@ -90,7 +90,11 @@ public final class DeviceTaint {
     return timeAdded;
   }
 
-  /** Fields of a newer Kubernetes that this version does not model, kept for write-back. */
+  /**
+   * Fields of a newer Kubernetes that this version does not model, kept for write-back. They are
+   * not part of {@code equals}: a newer API server's defaults must not make a stored value differ
+   * from the one a driver publishes.
+   */
   public Map<String, Object> unknownFields() {
     return unknownFields;
   }
@@ -104,15 +108,12 @@ public final class DeviceTaint {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof DeviceTaint t
-        && sameAs(t)
-        && timeAdded.equals(t.timeAdded)
-        && unknownFields.equals(t.unknownFields);
+    return o instanceof DeviceTaint t && sameAs(t) && timeAdded.equals(t.timeAdded);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(key, value, effectName, timeAdded, unknownFields);
+    return Objects.hash(key, value, effectName, timeAdded);
   }
 
   @Override

@@ -92,7 +92,11 @@ public final class DeviceToleration {
     return tolerationSeconds;
   }
 
-  /** Fields of a newer Kubernetes that this version does not model, kept for write-back. */
+  /**
+   * Fields of a newer Kubernetes that this version does not model, kept for write-back. They are
+   * not part of {@code equals}: a newer API server's defaults must not make a stored value differ
+   * from the one a driver publishes.
+   */
   public Map<String, Object> unknownFields() {
     return unknownFields;
   }
@@ -124,13 +128,12 @@ public final class DeviceToleration {
         && operator.equals(t.operator)
         && value.equals(t.value)
         && effectName.equals(t.effectName)
-        && tolerationSeconds.equals(t.tolerationSeconds)
-        && unknownFields.equals(t.unknownFields);
+        && tolerationSeconds.equals(t.tolerationSeconds);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(key, operator, value, effectName, tolerationSeconds, unknownFields);
+    return Objects.hash(key, operator, value, effectName, tolerationSeconds);
   }
 
   @Override

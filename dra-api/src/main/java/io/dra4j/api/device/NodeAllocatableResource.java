@@ -70,7 +70,11 @@ public final class NodeAllocatableResource {
     return overhead;
   }
 
-  /** Fields of a newer Kubernetes that this version does not model, kept for write-back. */
+  /**
+   * Fields of a newer Kubernetes that this version does not model, kept for write-back. They are
+   * not part of {@code equals}: a newer API server's defaults must not make a stored value differ
+   * from the one a driver publishes.
+   */
   public Map<String, Object> unknownFields() {
     return unknownFields;
   }
@@ -79,13 +83,12 @@ public final class NodeAllocatableResource {
   public boolean equals(Object o) {
     return o instanceof NodeAllocatableResource r
         && mapping.equals(r.mapping)
-        && overhead.equals(r.overhead)
-        && unknownFields.equals(r.unknownFields);
+        && overhead.equals(r.overhead);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(mapping, overhead, unknownFields);
+    return Objects.hash(mapping, overhead);
   }
 
   @Override
@@ -166,7 +169,11 @@ public final class NodeAllocatableResource {
       return deviceMultiplier;
     }
 
-    /** Fields of a newer Kubernetes that this version does not model, kept for write-back. */
+    /**
+     * Fields of a newer Kubernetes that this version does not model, kept for write-back. They are
+     * not part of {@code equals}: a newer API server's defaults must not make a stored value differ
+     * from the one a driver publishes.
+     */
     public Map<String, Object> unknownFields() {
       return unknownFields;
     }
@@ -176,13 +183,12 @@ public final class NodeAllocatableResource {
       return o instanceof Mapping m
           && capacityKey.equals(m.capacityKey)
           && capacityMultiplier.equals(m.capacityMultiplier)
-          && deviceMultiplier.equals(m.deviceMultiplier)
-          && unknownFields.equals(m.unknownFields);
+          && deviceMultiplier.equals(m.deviceMultiplier);
     }
 
     @Override
     public int hashCode() {
-      return Objects.hash(capacityKey, capacityMultiplier, deviceMultiplier, unknownFields);
+      return Objects.hash(capacityKey, capacityMultiplier, deviceMultiplier);
     }
 
     @Override
@@ -250,7 +256,11 @@ public final class NodeAllocatableResource {
       return perContainer;
     }
 
-    /** Fields of a newer Kubernetes that this version does not model, kept for write-back. */
+    /**
+     * Fields of a newer Kubernetes that this version does not model, kept for write-back. They are
+     * not part of {@code equals}: a newer API server's defaults must not make a stored value differ
+     * from the one a driver publishes.
+     */
     public Map<String, Object> unknownFields() {
       return unknownFields;
     }
@@ -259,13 +269,12 @@ public final class NodeAllocatableResource {
     public boolean equals(Object o) {
       return o instanceof Overhead h
           && perPod.equals(h.perPod)
-          && perContainer.equals(h.perContainer)
-          && unknownFields.equals(h.unknownFields);
+          && perContainer.equals(h.perContainer);
     }
 
     @Override
     public int hashCode() {
-      return Objects.hash(perPod, perContainer, unknownFields);
+      return Objects.hash(perPod, perContainer);
     }
 
     @Override

@@ -45,21 +45,23 @@ public final class NodeSelector {
     return nodeSelectorTerms;
   }
 
-  /** Fields of a newer Kubernetes that this version does not model, kept for write-back. */
+  /**
+   * Fields of a newer Kubernetes that this version does not model, kept for write-back. They are
+   * not part of {@code equals}: a newer API server's defaults must not make a stored value differ
+   * from the one a driver publishes.
+   */
   public Map<String, Object> unknownFields() {
     return unknownFields;
   }
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof NodeSelector s
-        && nodeSelectorTerms.equals(s.nodeSelectorTerms)
-        && unknownFields.equals(s.unknownFields);
+    return o instanceof NodeSelector s && nodeSelectorTerms.equals(s.nodeSelectorTerms);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(nodeSelectorTerms, unknownFields);
+    return Objects.hash(nodeSelectorTerms);
   }
 
   @Override
@@ -109,7 +111,11 @@ public final class NodeSelector {
       return matchFields;
     }
 
-    /** Fields of a newer Kubernetes that this version does not model, kept for write-back. */
+    /**
+     * Fields of a newer Kubernetes that this version does not model, kept for write-back. They are
+     * not part of {@code equals}: a newer API server's defaults must not make a stored value differ
+     * from the one a driver publishes.
+     */
     public Map<String, Object> unknownFields() {
       return unknownFields;
     }
@@ -118,13 +124,12 @@ public final class NodeSelector {
     public boolean equals(Object o) {
       return o instanceof Term t
           && matchExpressions.equals(t.matchExpressions)
-          && matchFields.equals(t.matchFields)
-          && unknownFields.equals(t.unknownFields);
+          && matchFields.equals(t.matchFields);
     }
 
     @Override
     public int hashCode() {
-      return Objects.hash(matchExpressions, matchFields, unknownFields);
+      return Objects.hash(matchExpressions, matchFields);
     }
 
     @Override
@@ -185,7 +190,11 @@ public final class NodeSelector {
       return values;
     }
 
-    /** Fields of a newer Kubernetes that this version does not model, kept for write-back. */
+    /**
+     * Fields of a newer Kubernetes that this version does not model, kept for write-back. They are
+     * not part of {@code equals}: a newer API server's defaults must not make a stored value differ
+     * from the one a driver publishes.
+     */
     public Map<String, Object> unknownFields() {
       return unknownFields;
     }
@@ -195,13 +204,12 @@ public final class NodeSelector {
       return o instanceof Requirement r
           && key.equals(r.key)
           && operator.equals(r.operator)
-          && values.equals(r.values)
-          && unknownFields.equals(r.unknownFields);
+          && values.equals(r.values);
     }
 
     @Override
     public int hashCode() {
-      return Objects.hash(key, operator, values, unknownFields);
+      return Objects.hash(key, operator, values);
     }
 
     @Override

@@ -170,6 +170,34 @@ class SliceDiffTest {
   }
 
   @Test
+  void fieldsUnknownToThisVersionInsideADeviceAreIgnoredToo() throws Exception {
+    // A newer API server that defaults a field inside a capacity, a taint or a counter must not
+    // make every publish an update.
+    Device d =
+        gpu("a").toBuilder()
+            .capacity("memory", Quantity.parse("80Gi"))
+            .taint(DeviceTaint.of(DRIVER + "/t", "", TaintEffect.NO_SCHEDULE))
+            .consumesCounters(
+                DeviceCounterConsumption.of("s", Map.of("c", Counter.of(Quantity.of(1)))))
+            .build();
+    ResourceSliceSpec desired = spec(d);
+    var tree = (com.fasterxml.jackson.databind.node.ObjectNode) mapper.valueToTree(desired);
+    var device = (com.fasterxml.jackson.databind.node.ObjectNode) tree.get("devices").get(0);
+    ((com.fasterxml.jackson.databind.node.ObjectNode) device.get("capacity").get("memory"))
+        .put("future", 1);
+    ((com.fasterxml.jackson.databind.node.ObjectNode) device.get("taints").get(0)).put("future", 1);
+    ((com.fasterxml.jackson.databind.node.ObjectNode)
+            device.get("consumesCounters").get(0).get("counters").get("c"))
+        .put("future", 1);
+    ResourceSliceSpec existing = mapper.treeToValue(tree, ResourceSliceSpec.class);
+    assertThat(existing.devices().get(0).capacity().get("memory").unknownFields())
+        .containsKey("future");
+    assertThat(SliceDiff.needsUpdate(desired, existing)).isFalse();
+    // And they are written back as read.
+    assertThat((Object) mapper.valueToTree(existing)).isEqualTo(tree);
+  }
+
+  @Test
   void requestPoliciesAndCountersCompareByValue() {
     Device a =
         Device.builder("nic")
