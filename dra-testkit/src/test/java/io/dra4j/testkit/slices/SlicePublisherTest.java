@@ -14,6 +14,7 @@ import io.dra4j.api.device.Quantity;
 import io.dra4j.api.device.TaintEffect;
 import io.dra4j.api.provider.Pool;
 import io.dra4j.api.provider.PoolScope;
+import io.dra4j.api.provider.SkipNodeOperation;
 import io.dra4j.kube.HttpKubeClient;
 import io.dra4j.kube.KubeClient;
 import io.dra4j.kube.KubeException;
@@ -25,6 +26,8 @@ import io.dra4j.kube.ResourceSlice;
 import io.dra4j.kube.Watch;
 import io.dra4j.kube.WatchEvent;
 import io.dra4j.kube.WatchHandler;
+import io.dra4j.runtime.errors.DriverError;
+import io.dra4j.runtime.errors.DroppedFieldsException;
 import io.dra4j.runtime.internal.slices.DroppedFields;
 import io.dra4j.runtime.internal.slices.PoolValidation;
 import io.dra4j.runtime.internal.slices.PublishListener;
@@ -716,7 +719,7 @@ class SlicePublisherTest {
   @Test
   void droppedFieldsAreReportedOnceAndNotRewritten() throws Exception {
     // An API server with DRADeviceTaints off: it stores slices without the taints.
-    KubeClient gateOff = new TaintsDroppingClient(client);
+    KubeClient gateOff = GateOffClient.deviceTaints(client);
     SlicePublisher p = start(builder(gateOff).dynamicTaints(true));
     List<Device> devices = new ArrayList<>(gpus(128));
     devices.set(3, gpu(3).toBuilder().taint(unhealthy()).build());
@@ -739,5 +742,51 @@ class SlicePublisherTest {
     assertThat(published.devices(NODE).get(100).attributes().get("model").javaValue())
         .isEqualTo("x");
     assertAllValid();
+  }
+
+  @Test
+  void droppedAlphaFieldsReachTheErrorHandlerAsATypedErrorNamingTheirGates() throws Exception {
+    List<DriverError> heard = new CopyOnWriteArrayList<>();
+    SlicePublisher p =
+        start(
+            builder(GateOffClient.partitionTypeAndOptionalNodeOperations(client))
+                .errorHandler(heard::add));
+    Device slot =
+        gpu(0).toBuilder()
+            .attribute("profile", "1g.10gb")
+            .consumesCounters(
+                DeviceCounterConsumption.of("gpu-0", Map.of("memory", Counter.of(Quantity.of(1)))))
+            .build();
+    Pool pool =
+        Pool.builder(NODE)
+            .devices(List.of(slot))
+            .counterSets(
+                List.of(CounterSet.of("gpu-0", Map.of("memory", Counter.of(Quantity.of(8))))))
+            .partitionTypeAttribute(DRIVER + "/profile")
+            .skipNodeOperations(SkipNodeOperation.ALL)
+            .build();
+    publishAndWait(p, pool);
+
+    // Slice #0 holds the counter set (it gets skipNodeOperations only), #1 the device.
+    assertThat(events.dropped)
+        .containsExactlyInAnyOrder(
+            "node-1#0 [DRAOptionalNodeOperations]",
+            "node-1#1 [DRAPartitionableDevicesType, DRAOptionalNodeOperations]");
+    DroppedFieldsException e =
+        heard.stream()
+            .map(DriverError::cause)
+            .flatMap(Optional::stream)
+            .filter(DroppedFieldsException.class::isInstance)
+            .map(DroppedFieldsException.class::cast)
+            .filter(x -> x.sliceIndex() == 1)
+            .findFirst()
+            .orElseThrow();
+    assertThat(e.pool()).isEqualTo(NODE);
+    assertThat(e.disabledFeatures())
+        .containsExactly("DRAPartitionableDevicesType", "DRAOptionalNodeOperations");
+
+    long before = writes();
+    publishAndWait(p, pool);
+    assertThat(writes()).as("the stored form is adopted: no update loop").isEqualTo(before);
   }
 }

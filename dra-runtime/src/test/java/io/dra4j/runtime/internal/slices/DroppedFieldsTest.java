@@ -15,7 +15,9 @@ import io.dra4j.api.device.Quantity;
 import io.dra4j.api.device.TaintEffect;
 import io.dra4j.api.provider.Pool;
 import io.dra4j.api.provider.PoolScope;
+import io.dra4j.api.provider.SkipNodeOperation;
 import io.dra4j.kube.ResourceSliceSpec;
+import io.dra4j.runtime.errors.DroppedFieldsException;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -174,5 +176,34 @@ class DroppedFieldsTest {
     Device stored = base("a").toBuilder().attribute("model", "y").build();
     assertThat(DroppedFields.detect(spec(base("a")), spec(stored)).orElseThrow().disabledFeatures())
         .containsExactly("unknown");
+  }
+
+  @Test
+  void droppedPartitionTypeAndSkipNodeOperationsNameTheirGatesInUpstreamsOrder() {
+    Device slot =
+        base("a").toBuilder()
+            .attribute("profile", "1g")
+            .taint(DeviceTaint.of(DRIVER + "/t", "", TaintEffect.NO_SCHEDULE))
+            .consumesCounters(
+                DeviceCounterConsumption.of("s", Map.of("c", Counter.of(Quantity.of(1)))))
+            .build();
+    Pool pool =
+        Pool.builder("node-1")
+            .devices(List.of(slot))
+            .partitionTypeAttribute(DRIVER + "/profile")
+            .skipNodeOperations(SkipNodeOperation.ALL)
+            .build();
+    ResourceSliceSpec sent = SliceLayout.layout(DRIVER, pool, LayoutOptions.node("node-1")).get(0);
+    Device stripped = slot.toBuilder().taints(List.of()).build();
+    ResourceSliceSpec stored = spec(stripped);
+    DroppedFields d = DroppedFields.detect(sent, stored).orElseThrow();
+    assertThat(d.disabledFeatures())
+        .containsExactly(
+            "DRADeviceTaints", "DRAPartitionableDevicesType", "DRAOptionalNodeOperations");
+    DroppedFieldsException e = d.exception("node-1", 0);
+    assertThat(e.disabledFeatures()).isEqualTo(d.disabledFeatures());
+    assertThat(e.pool()).isEqualTo("node-1");
+    assertThat(e).hasMessage(d.message("node-1", 0));
+    assertThat(DroppedFields.detect(sent, sent)).isEmpty();
   }
 }

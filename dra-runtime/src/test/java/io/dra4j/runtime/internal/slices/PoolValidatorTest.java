@@ -18,6 +18,7 @@ import io.dra4j.api.device.TaintEffect;
 import io.dra4j.api.provider.Inventory;
 import io.dra4j.api.provider.Pool;
 import io.dra4j.api.provider.PoolScope;
+import io.dra4j.api.provider.SkipNodeOperation;
 import io.dra4j.kube.KubeJson;
 import java.util.ArrayList;
 import java.util.List;
@@ -964,6 +965,107 @@ class PoolValidatorTest {
               p
                   + "[\"nvidia.com/gpu\"]: \"nvidia.com/gpu\" is not a node allocatable resource"
                   + " (cpu, memory, ephemeral-storage or hugepages-<size>)");
+    }
+  }
+
+  @Nested
+  class SkipNodeOperationsAndPartitionType {
+    Device slot(String name, DeviceAttribute profile) {
+      Device.Builder b =
+          gpu(name)
+              .consumesCounters(
+                  DeviceCounterConsumption.of("gpu-0", Map.of("memory", Counter.of(q("1")))));
+      return (profile == null ? b : b.attribute("profile", profile)).build();
+    }
+
+    Pool.Builder partitioned(Device... devices) {
+      return Pool.builder("node-1")
+          .devices(List.of(devices))
+          .counterSets(List.of(CounterSet.of("gpu-0", Map.of("memory", Counter.of(q("8"))))));
+    }
+
+    @Test
+    void prepareIsSkippedOnlyWithUnprepare() {
+      assertThat(
+              errors(
+                  Pool.builder("node-1")
+                      .skipNodeOperations(SkipNodeOperation.NODE_PREPARE_RESOURCES)
+                      .build()))
+          .containsExactly(
+              "pool \"node-1\": skipNodeOperations: NodePrepareResources cannot be skipped unless"
+                  + " NodeUnprepareResources is also skipped (or * is)");
+      for (SkipNodeOperation[] ok :
+          List.of(
+              new SkipNodeOperation[] {
+                SkipNodeOperation.NODE_PREPARE_RESOURCES, SkipNodeOperation.NODE_UNPREPARE_RESOURCES
+              },
+              new SkipNodeOperation[] {
+                SkipNodeOperation.NODE_PREPARE_RESOURCES, SkipNodeOperation.ALL
+              },
+              new SkipNodeOperation[] {SkipNodeOperation.NODE_UNPREPARE_RESOURCES},
+              new SkipNodeOperation[] {SkipNodeOperation.ALL})) {
+        assertThat(errors(Pool.builder("node-1").skipNodeOperations(ok).build())).isEmpty();
+      }
+    }
+
+    @Test
+    void partitionTypeNamesAStringAttributeOfEveryDeviceConsumingCounters() {
+      // Full name, and the bare name in the driver's domain; a plain device needs none.
+      assertThat(
+              errors(
+                  partitioned(slot("a", DeviceAttribute.of("1g")), gpu("plain").build())
+                      .partitionTypeAttribute(DRIVER + "/profile")
+                      .build()))
+          .isEmpty();
+      Device full =
+          gpu("b")
+              .attribute(DRIVER + "/profile", "2g")
+              .consumesCounters(
+                  DeviceCounterConsumption.of("gpu-0", Map.of("memory", Counter.of(q("1")))))
+              .build();
+      assertThat(errors(partitioned(full).partitionTypeAttribute(DRIVER + "/profile").build()))
+          .isEmpty();
+      assertThat(
+              errors(
+                  partitioned(slot("a", null), slot("b", DeviceAttribute.of(2)))
+                      .partitionTypeAttribute(DRIVER + "/profile")
+                      .build()))
+          .containsExactly(
+              "pool \"node-1\", device \"a\": attributes[\"gpu.example.com/profile\"]: is"
+                  + " required: the device consumes counters and the pool's partitionTypeAttribute"
+                  + " names this attribute",
+              "pool \"node-1\", device \"b\": attributes[\"gpu.example.com/profile\"]: must be a"
+                  + " string value because the pool's partitionTypeAttribute names this attribute");
+    }
+
+    @Test
+    void partitionTypeIsAFullyQualifiedNameOnAPoolWithCounterConsumers() {
+      assertThat(
+              errors(
+                  partitioned(slot("a", DeviceAttribute.of("1g")))
+                      .partitionTypeAttribute("profile")
+                      .build()))
+          .containsExactly(
+              "pool \"node-1\": partitionTypeAttribute: \"profile\" must be a domain and a name"
+                  + " separated by a slash, e.g. gpu.example.com/profile");
+      assertThat(
+              errors(
+                  partitioned(slot("a", DeviceAttribute.of("1g")))
+                      .partitionTypeAttribute(DRIVER + "/not-an-identifier")
+                      .build()))
+          .singleElement()
+          .asString()
+          .contains("must be a C identifier");
+      assertThat(
+              errors(
+                  Pool.builder("node-1")
+                      .devices(List.of(gpu("plain").build()))
+                      .partitionTypeAttribute(DRIVER + "/profile")
+                      .build()))
+          .containsExactly(
+              "pool \"node-1\": partitionTypeAttribute: may only be set on a pool with devices"
+                  + " that consume counters (the API server allows it only on slices declaring such"
+                  + " devices)");
     }
   }
 

@@ -14,6 +14,7 @@ import io.dra4j.api.device.Quantity;
 import io.dra4j.api.device.TaintEffect;
 import io.dra4j.api.provider.Pool;
 import io.dra4j.api.provider.PoolScope;
+import io.dra4j.api.provider.SkipNodeOperation;
 import io.dra4j.kube.ResourceSliceSpec;
 import java.util.ArrayList;
 import java.util.List;
@@ -122,6 +123,39 @@ class SliceLayoutTest {
         100,
         plain(100).toBuilder().attribute("cores", DeviceAttribute.ofInts(List.of(0L, 1L))).build());
     assertThat(sizes(layout(devices))).containsExactly(64, 64);
+  }
+
+  @Test
+  void skipNodeOperationsGoOnEverySliceAndPartitionTypeOnlyWhereDevicesConsumeCounters() {
+    // 64 plain devices, then 1 that consumes counters: two device slices after the counter set's.
+    List<Device> devices = new java.util.ArrayList<>();
+    IntStream.range(0, 64).forEach(i -> devices.add(plain(i)));
+    devices.add(
+        plain(64).toBuilder()
+            .attribute("profile", "1g")
+            .consumesCounters(
+                DeviceCounterConsumption.of("gpu-0", Map.of("memory", Counter.of(Quantity.of(1)))))
+            .build());
+    Pool pool =
+        Pool.builder("node-1")
+            .devices(devices)
+            .counterSets(
+                List.of(CounterSet.of("gpu-0", Map.of("memory", Counter.of(Quantity.of(8))))))
+            .partitionTypeAttribute(DRIVER + "/profile")
+            .skipNodeOperations(
+                SkipNodeOperation.NODE_UNPREPARE_RESOURCES,
+                SkipNodeOperation.NODE_PREPARE_RESOURCES)
+            .build();
+    List<ResourceSliceSpec> specs = SliceLayout.layout(DRIVER, pool, NODE);
+    assertThat(specs).hasSize(3);
+    assertThat(specs)
+        .allSatisfy(
+            s ->
+                assertThat(s.skipNodeOperations())
+                    .containsExactly("NodePrepareResources", "NodeUnprepareResources"));
+    assertThat(specs.get(0).partitionTypeAttribute()).isEmpty(); // the counter set
+    assertThat(specs.get(1).partitionTypeAttribute()).isEmpty(); // plain devices only
+    assertThat(specs.get(2).partitionTypeAttribute()).contains(DRIVER + "/profile");
   }
 
   @Test
