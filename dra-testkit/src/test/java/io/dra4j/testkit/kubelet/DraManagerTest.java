@@ -173,7 +173,7 @@ class DraManagerTest {
             .replaceFirst(
                 "\"results\":\\[.*?\\]\\}", "\"results\":[" + String.join(",", results) + "]}");
     ResourceClaim stored = api.put(ResourceClaim.TYPE, read(json));
-    return new ClaimRef("ns", name, stored.metadata().uid());
+    return ClaimRef.of("ns", name, stored.metadata().uid());
   }
 
   @Test
