@@ -9,7 +9,15 @@ module io.dra4j.api {
   exports io.dra4j.api.cdi;
   exports io.dra4j.api.claim;
   exports io.dra4j.api.device;
+  exports io.dra4j.api.feature;
   exports io.dra4j.api.health;
   exports io.dra4j.api.provider;
   exports io.dra4j.api.status;
+
+  // Jackson reads and writes the Kubernetes model through private creators and fields, so that
+  // no constructor is API.
+  opens io.dra4j.api.device to
+      com.fasterxml.jackson.databind;
+  opens io.dra4j.api.status to
+      com.fasterxml.jackson.databind;
 }

@@ -50,6 +50,11 @@ public final class CelDevice {
     List<String> problems = new ArrayList<>();
     Map<String, Map<String, Object>> attributes = new HashMap<>();
     for (Map.Entry<String, DeviceAttribute> e : device.attributes().entrySet()) {
+      if (e.getValue() instanceof DeviceAttribute.UnknownValue) {
+        // A kind of value a newer Kubernetes added: CEL here has no type for it, so the device is
+        // seen without the attribute rather than not at all.
+        continue;
+      }
       Object value;
       try {
         value = celValue(e.getValue());

@@ -318,7 +318,7 @@ public final class DevCommand implements Callable<Integer> {
         new ClusterAllocator(client).allocateClaim("default", "dev-claim", nodeName);
     say(decision.outcome().describe());
     ResourceClaim claim = decision.claim();
-    ClaimRef ref = new ClaimRef("default", "dev-claim", claim.metadata().uid());
+    ClaimRef ref = ClaimRef.of("default", "dev-claim", claim.metadata().uid());
     ClaimResult result = plugin.prepare(List.of(ref)).get(ref.uid());
     if (!result.isOk()) {
       throw new IllegalStateException(

@@ -353,7 +353,7 @@ public final class TrainCommand implements Callable<Integer> {
     String name = template.metadata().name() + "-" + i + "-" + System.nanoTime();
     ResourceClaim fresh =
         api.put(ResourceClaim.TYPE, template.withMetadata(ObjectMeta.named(NAMESPACE, name)));
-    ClaimRef ref = new ClaimRef(NAMESPACE, name, fresh.metadata().uid());
+    ClaimRef ref = ClaimRef.of(NAMESPACE, name, fresh.metadata().uid());
     ClaimResult prepared = plugin.prepare(List.of(ref)).get(ref.uid());
     if (prepared == null || !prepared.isOk()) {
       throw new IllegalStateException(

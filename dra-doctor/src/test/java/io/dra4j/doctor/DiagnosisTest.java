@@ -105,7 +105,8 @@ class DiagnosisTest {
             "metadata: {name: bad}\n"
                 + "spec:\n  driver: d\n  nodeName: n\n  pool: {name: n, generation: 1,"
                 + " resourceSliceCount: 1}\n  devices:\n"
-                + "  - name: a\n    taints: [{key: k, effect: Sometimes}]\n");
+                // A taint without its required key (an unknown effect reads: it acts as None).
+                + "  - name: a\n    taints: [{effect: NoSchedule}]\n");
     DoctorReport r =
         Diagnosis.diagnose(
             snapshot(Optional.of("v1.37.2"), List.of(slice), List.of()),

@@ -1,8 +1,11 @@
 package io.dra4j.kube;
 
+import static io.dra4j.api.feature.FeatureGate.Stage.BETA;
+
 import com.fasterxml.jackson.annotation.JsonAnyGetter;
 import com.fasterxml.jackson.annotation.JsonAnySetter;
 import com.fasterxml.jackson.databind.JsonNode;
+import io.dra4j.api.feature.FeatureGate;
 import io.dra4j.api.status.NetworkDeviceData;
 import java.util.List;
 import java.util.Map;
@@ -27,7 +30,7 @@ public record AllocatedDeviceStatus(
     String driver,
     String pool,
     String device,
-    Optional<String> shareID,
+    @FeatureGate(name = "DRAConsumableCapacity", stage = BETA) Optional<String> shareID,
     List<Condition> conditions,
     Optional<JsonNode> data,
     Optional<NetworkDeviceData> networkData,

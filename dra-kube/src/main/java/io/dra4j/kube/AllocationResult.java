@@ -1,8 +1,11 @@
 package io.dra4j.kube;
 
+import static io.dra4j.api.feature.FeatureGate.Stage.BETA;
+
 import com.fasterxml.jackson.annotation.JsonAnyGetter;
 import com.fasterxml.jackson.annotation.JsonAnySetter;
 import io.dra4j.api.device.NodeSelector;
+import io.dra4j.api.feature.FeatureGate;
 import java.util.Map;
 import java.util.Optional;
 
@@ -19,7 +22,8 @@ import java.util.Optional;
 public record AllocationResult(
     DeviceAllocationResult devices,
     Optional<NodeSelector> nodeSelector,
-    Optional<String> allocationTimestamp,
+    @FeatureGate(name = "DRADeviceBindingConditions", stage = BETA)
+        Optional<String> allocationTimestamp,
     @JsonAnySetter @JsonAnyGetter Map<String, Object> unknownFields) {
 
   public AllocationResult {

@@ -15,7 +15,9 @@ import com.fasterxml.jackson.databind.ser.std.StdSerializer;
 import com.fasterxml.jackson.databind.type.TypeFactory;
 import io.dra4j.api.device.DeviceAttribute;
 import java.io.IOException;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Function;
 
 /**
@@ -25,7 +27,9 @@ import java.util.function.Function;
  * annotations (any mapper can read and write it), done by hand here because a slice holds thousands
  * of attributes: deduction buffered every attribute and went through a record creator, half of the
  * time it took to read a published slice back. Unlike deduction it refuses a null value instead of
- * reading it as 0 or false.
+ * reading it as 0 or false, and it reads a value of a kind a newer Kubernetes adds as a {@link
+ * DeviceAttribute.UnknownValue} that writes back as it was read, instead of failing the whole
+ * object (and with it a list or a watch).
  */
 final class DeviceAttributeJson {
   private DeviceAttributeJson() {}
@@ -71,11 +75,12 @@ final class DeviceAttributeJson {
       }
       DeviceAttribute found = null;
       String foundField = "";
+      Map<String, Object> unknown = new LinkedHashMap<>();
       for (; field != null; field = p.nextFieldName()) {
         p.nextToken();
         DeviceAttribute value = value(field, p, ctxt);
         if (value == null) {
-          p.skipChildren();
+          unknown.put(field, ctxt.readValue(p, Object.class));
           continue;
         }
         if (found != null) {
@@ -91,7 +96,11 @@ final class DeviceAttributeJson {
         foundField = field;
       }
       if (found == null) {
-        throw JsonMappingException.from(p, "a device attribute needs one of " + FIELDS);
+        if (unknown.isEmpty()) {
+          throw JsonMappingException.from(p, "a device attribute needs one of " + FIELDS);
+        }
+        // A kind of value this version does not know: kept, so that writing it back loses nothing.
+        return DeviceAttribute.unknownKind(unknown);
       }
       return found;
     }
@@ -210,6 +219,11 @@ final class DeviceAttributeJson {
         strings(g, "strings", v.value());
       } else if (value instanceof DeviceAttribute.VersionValues v) {
         strings(g, "versions", v.value());
+      } else if (value instanceof DeviceAttribute.UnknownValue v) {
+        for (Map.Entry<String, Object> f : v.fields().entrySet()) {
+          g.writeFieldName(f.getKey());
+          provider.defaultSerializeValue(f.getValue(), g);
+        }
       }
       g.writeEndObject();
     }

@@ -1,7 +1,10 @@
 package io.dra4j.kube;
 
+import static io.dra4j.api.feature.FeatureGate.Stage.BETA;
+
 import com.fasterxml.jackson.annotation.JsonAnyGetter;
 import com.fasterxml.jackson.annotation.JsonAnySetter;
+import io.dra4j.api.feature.FeatureGate;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -19,7 +22,7 @@ import java.util.Optional;
 public record DeviceConstraint(
     List<String> requests,
     Optional<String> matchAttribute,
-    Optional<String> distinctAttribute,
+    @FeatureGate(name = "DRAConsumableCapacity", stage = BETA) Optional<String> distinctAttribute,
     @JsonAnySetter @JsonAnyGetter Map<String, Object> unknownFields) {
   public DeviceConstraint {
     requests = Norm.list(requests);

@@ -1,9 +1,13 @@
 package io.dra4j.kube;
 
+import static io.dra4j.api.feature.FeatureGate.Stage.ALPHA;
+import static io.dra4j.api.feature.FeatureGate.Stage.BETA;
+
 import com.fasterxml.jackson.annotation.JsonAnyGetter;
 import com.fasterxml.jackson.annotation.JsonAnySetter;
 import io.dra4j.api.device.DeviceToleration;
 import io.dra4j.api.device.Quantity;
+import io.dra4j.api.feature.FeatureGate;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -33,11 +37,13 @@ public record DeviceRequestAllocationResult(
     String device,
     Optional<Boolean> adminAccess,
     List<DeviceToleration> tolerations,
-    List<String> bindingConditions,
-    List<String> bindingFailureConditions,
-    Optional<String> shareID,
-    Map<String, Quantity> consumedCapacity,
-    List<String> skipNodeOperations,
+    @FeatureGate(name = "DRADeviceBindingConditions", stage = BETA) List<String> bindingConditions,
+    @FeatureGate(name = "DRADeviceBindingConditions", stage = BETA)
+        List<String> bindingFailureConditions,
+    @FeatureGate(name = "DRAConsumableCapacity", stage = BETA) Optional<String> shareID,
+    @FeatureGate(name = "DRAConsumableCapacity", stage = BETA)
+        Map<String, Quantity> consumedCapacity,
+    @FeatureGate(name = "DRAOptionalNodeOperations", stage = ALPHA) List<String> skipNodeOperations,
     @JsonAnySetter @JsonAnyGetter Map<String, Object> unknownFields) {
 
   public DeviceRequestAllocationResult {

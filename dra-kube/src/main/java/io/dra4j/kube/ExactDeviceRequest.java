@@ -1,9 +1,13 @@
 package io.dra4j.kube;
 
+import static io.dra4j.api.feature.FeatureGate.Stage.ALPHA;
+import static io.dra4j.api.feature.FeatureGate.Stage.BETA;
+
 import com.fasterxml.jackson.annotation.JsonAnyGetter;
 import com.fasterxml.jackson.annotation.JsonAnySetter;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import io.dra4j.api.device.DeviceToleration;
+import io.dra4j.api.feature.FeatureGate;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -19,6 +23,7 @@ import java.util.Optional;
  * @param adminAccess admin access to devices in use by others
  * @param tolerations at most 16
  * @param capacity capacity requests for devices that allow multiple allocations
+ * @param derivedAttributes attributes computed with CEL for the claim's constraints
  * @param unknownFields fields of newer API versions
  */
 @OmitEmpty
@@ -29,7 +34,10 @@ public record ExactDeviceRequest(
     @JsonInclude(JsonInclude.Include.NON_DEFAULT) long count,
     Optional<Boolean> adminAccess,
     List<DeviceToleration> tolerations,
-    Optional<CapacityRequirements> capacity,
+    @FeatureGate(name = "DRAConsumableCapacity", stage = BETA)
+        Optional<CapacityRequirements> capacity,
+    @FeatureGate(name = "DRADerivedAttributes", stage = ALPHA)
+        List<DeviceDerivedAttribute> derivedAttributes,
     @JsonAnySetter @JsonAnyGetter Map<String, Object> unknownFields) {
 
   public ExactDeviceRequest {
@@ -39,13 +47,36 @@ public record ExactDeviceRequest(
     adminAccess = Norm.opt(adminAccess);
     tolerations = Norm.list(tolerations);
     capacity = Norm.opt(capacity);
+    derivedAttributes = Norm.list(derivedAttributes);
     unknownFields = Norm.unknown(unknownFields);
+  }
+
+  /** A request without derived attributes (the form before Kubernetes 1.37). */
+  public ExactDeviceRequest(
+      String deviceClassName,
+      List<DeviceSelector> selectors,
+      String allocationMode,
+      long count,
+      Optional<Boolean> adminAccess,
+      List<DeviceToleration> tolerations,
+      Optional<CapacityRequirements> capacity,
+      Map<String, Object> unknownFields) {
+    this(
+        deviceClassName,
+        selectors,
+        allocationMode,
+        count,
+        adminAccess,
+        tolerations,
+        capacity,
+        List.of(),
+        unknownFields);
   }
 
   /** {@code count} devices of the class (ExactCount). */
   public static ExactDeviceRequest of(String deviceClassName, long count) {
     return new ExactDeviceRequest(
-        deviceClassName, null, null, count, Optional.empty(), null, Optional.empty(), null);
+        deviceClassName, null, null, count, Optional.empty(), null, Optional.empty(), null, null);
   }
 
   /** The same request with these CEL selectors. */
@@ -58,6 +89,7 @@ public record ExactDeviceRequest(
         adminAccess,
         tolerations,
         capacity,
+        derivedAttributes,
         unknownFields);
   }
 

@@ -1,5 +1,8 @@
 package io.dra4j.kube;
 
+import static io.dra4j.api.feature.FeatureGate.Stage.ALPHA;
+import static io.dra4j.api.feature.FeatureGate.Stage.BETA;
+
 import com.fasterxml.jackson.annotation.JsonAnyGetter;
 import com.fasterxml.jackson.annotation.JsonAnySetter;
 import com.fasterxml.jackson.annotation.JsonCreator;
@@ -8,6 +11,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import io.dra4j.api.device.CounterSet;
 import io.dra4j.api.device.Device;
 import io.dra4j.api.device.NodeSelector;
+import io.dra4j.api.feature.FeatureGate;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -25,11 +29,14 @@ public record ResourceSliceSpec(
     Optional<String> nodeName,
     Optional<NodeSelector> nodeSelector,
     @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean allNodes,
-    @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean perDeviceNodeSelection,
+    @FeatureGate(name = "DRAPartitionableDevices", stage = BETA)
+        @JsonInclude(JsonInclude.Include.NON_DEFAULT)
+        boolean perDeviceNodeSelection,
     List<Device> devices,
-    List<CounterSet> sharedCounters,
-    Optional<String> partitionTypeAttribute,
-    List<String> skipNodeOperations,
+    @FeatureGate(name = "DRAPartitionableDevices", stage = BETA) List<CounterSet> sharedCounters,
+    @FeatureGate(name = "DRAPartitionableDevicesType", stage = ALPHA)
+        Optional<String> partitionTypeAttribute,
+    @FeatureGate(name = "DRAOptionalNodeOperations", stage = ALPHA) List<String> skipNodeOperations,
     @JsonAnySetter @JsonAnyGetter Map<String, Object> unknownFields) {
 
   @JsonCreator
@@ -99,10 +106,32 @@ public record ResourceSliceSpec(
    * @param name the pool name
    * @param generation bumped in all slices of the pool when the pool changes
    * @param resourceSliceCount total slices of the pool at this generation
+   * @param unknownFields fields of newer API versions
    */
-  public record ResourcePool(String name, long generation, long resourceSliceCount) {
-    public ResourcePool {
-      Objects.requireNonNull(name, "pool name");
+  public record ResourcePool(
+      String name,
+      long generation,
+      long resourceSliceCount,
+      @JsonAnySetter @JsonAnyGetter Map<String, Object> unknownFields) {
+
+    @JsonCreator
+    public ResourcePool(
+        @JsonProperty("name") String name,
+        @JsonProperty("generation") long generation,
+        @JsonProperty("resourceSliceCount") long resourceSliceCount,
+        @JsonAnySetter Map<String, Object> unknownFields) {
+      this.name = Objects.requireNonNull(name, "pool name");
+      this.generation = generation;
+      this.resourceSliceCount = resourceSliceCount;
+      this.unknownFields =
+          unknownFields == null || unknownFields.isEmpty()
+              ? Map.of()
+              : java.util.Collections.unmodifiableMap(new TreeMap<>(unknownFields));
+    }
+
+    /** A pool without fields of newer API versions. */
+    public ResourcePool(String name, long generation, long resourceSliceCount) {
+      this(name, generation, resourceSliceCount, Map.of());
     }
   }
 }

@@ -8,12 +8,14 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.dra4j.api.device.Quantity;
 import io.dra4j.api.device.TaintEffect;
 import java.io.InputStream;
-import java.lang.reflect.RecordComponent;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -138,7 +140,7 @@ class ModelJsonTest {
     doc.put("topLevelFuture", true);
     ((ObjectNode) doc.path("spec")).putObject("specFuture").put("x", 1);
     ((ObjectNode) doc.path("spec").path("devices").path("requests").get(0).path("exactly"))
-        .put("derivedAttributes", "new");
+        .put("futureRequestField", "new");
     ((ObjectNode) doc.path("status").path("allocation").path("devices").path("results").get(0))
         .putArray("compatibilityGroups")
         .add("g1");
@@ -150,9 +152,88 @@ class ModelJsonTest {
         .containsExactlyInAnyOrder(
             "claim.topLevelFuture",
             "claim.spec.specFuture",
-            "claim.spec.devices.requests[0].exactly.get.derivedAttributes",
+            "claim.spec.devices.requests[0].exactly.get.futureRequestField",
             "claim.status.allocation.get.devices.results[0].compatibilityGroups",
             "claim.status.devices[0].conditions[0].conditionFuture");
+  }
+
+  @Test
+  void resourceSliceWithEveryFieldRoundTrips() throws Exception {
+    ResourceSlice s = roundTrip("resourceslice-full.json", ResourceSlice.class);
+    assertThat(unknownPaths(s, "slice")).isEmpty();
+    assertThat(s.spec().skipNodeOperations())
+        .containsExactly("NodePrepareResources", "NodeUnprepareResources");
+    assertThat(s.spec().partitionTypeAttribute()).contains("gpu.example.com/profile");
+  }
+
+  /**
+   * A field of a newer Kubernetes in every object of a slice (every struct of the
+   * resource.k8s.io/v1 ResourceSlice, the core NodeSelector and the metadata's owner references) is
+   * kept on reading and written back where it was.
+   */
+  @Test
+  void unknownFieldsInEveryObjectOfASliceSurviveARoundTrip() throws Exception {
+    ObjectNode doc = (ObjectNode) resource("resourceslice-full.json");
+    List<String> injected = new ArrayList<>();
+    injectEverywhere(doc, "slice", injected);
+    ResourceSlice s = json.treeToValue(doc, ResourceSlice.class);
+    assertThat(json.readTree(json.writeValueAsString(s))).isEqualTo(doc);
+    assertThat(unknownPaths(s, "slice")).containsExactlyInAnyOrderElementsOf(injected);
+    // The objects the test reached, so that a field added to the fixture is covered as well.
+    assertThat(injected).hasSize(29);
+  }
+
+  /** Maps whose keys are names, not fields: their values are objects of a type (or unions). */
+  private static final Set<String> MAPS =
+      Set.of("capacity", "counters", "nodeAllocatableResources", "labels", "annotations");
+
+  /**
+   * Adds {@code future} to every object below {@code node} and lists the paths where {@link
+   * #unknownPaths} should find it. Attribute values are unions (exactly one of int, bool, ...): a
+   * field beside the value is not kept, one instead of a known value is ({@code
+   * DeviceAttributeJsonTest}).
+   */
+  private static void injectEverywhere(ObjectNode node, String path, List<String> out) {
+    List<Map.Entry<String, JsonNode>> fields = new ArrayList<>();
+    node.fields().forEachRemaining(fields::add);
+    node.put("future", 1);
+    out.add(path + ".future");
+    for (Map.Entry<String, JsonNode> f : fields) {
+      String name = f.getKey();
+      JsonNode v = f.getValue();
+      // The model's paths go through Optional values (".get"), as unknownPaths walks them.
+      String p = path + "." + name + (OPTIONAL.contains(name) ? ".get" : "");
+      if (name.equals("attributes") || name.equals("labels") || name.equals("annotations")) {
+        continue;
+      }
+      if (MAPS.contains(name)) {
+        for (Map.Entry<String, JsonNode> e : iterable(v)) {
+          injectInto(e.getValue(), p + "[" + e.getKey() + "]", out);
+        }
+      } else {
+        injectInto(v, p, out);
+      }
+    }
+  }
+
+  /** Fields the model holds as Optional. */
+  private static final Set<String> OPTIONAL =
+      Set.of("nodeSelector", "requestPolicy", "validRange", "mapping", "overhead");
+
+  private static void injectInto(JsonNode v, String path, List<String> out) {
+    if (v instanceof ObjectNode o) {
+      injectEverywhere(o, path, out);
+    } else if (v.isArray()) {
+      for (int i = 0; i < v.size(); i++) {
+        injectInto(v.get(i), path + "[" + i + "]", out);
+      }
+    }
+  }
+
+  private static List<Map.Entry<String, JsonNode>> iterable(JsonNode v) {
+    List<Map.Entry<String, JsonNode>> out = new ArrayList<>();
+    v.fields().forEachRemaining(out::add);
+    return out;
   }
 
   @Test
@@ -188,7 +269,7 @@ class ModelJsonTest {
     assertThat(Pod.TYPE.apiVersion()).isEqualTo("v1");
   }
 
-  /** Paths of non-empty unknownFields maps in a record tree. */
+  /** Paths of non-empty unknownFields maps in a tree of model objects. */
   static List<String> unknownPaths(Object value, String path) throws Exception {
     List<String> out = new ArrayList<>();
     collect(value, path, out);
@@ -208,15 +289,22 @@ class ModelJsonTest {
       for (Map.Entry<?, ?> e : m.entrySet()) {
         collect(e.getValue(), path + "[" + e.getKey() + "]", out);
       }
-    } else if (v instanceof Record r) {
-      for (RecordComponent rc : r.getClass().getRecordComponents()) {
-        Object field = rc.getAccessor().invoke(r);
-        if (rc.getName().equals("unknownFields")) {
+    } else if (v != null
+        && v.getClass().getName().startsWith("io.dra4j.")
+        && !v.getClass().isEnum()) {
+      // The model's records and dra-api's classes alike: their fields hold what was read.
+      for (Field f : v.getClass().getDeclaredFields()) {
+        if (Modifier.isStatic(f.getModifiers())) {
+          continue;
+        }
+        f.setAccessible(true);
+        Object field = f.get(v);
+        if (f.getName().equals("unknownFields")) {
           for (Object k : ((Map<?, ?>) field).keySet()) {
             out.add(path + "." + k);
           }
         } else if (!(field instanceof Collection<?> c && c.isEmpty())) {
-          collect(field, path + "." + rc.getName(), out);
+          collect(field, path + "." + f.getName(), out);
         }
       }
     }

@@ -67,8 +67,7 @@ class OpenApiContractIT {
       // The list forms spi-numa publishes for a device spanning PCIe roots and NUMA nodes (it
       // needs a host's sysfs, so they are added here as it would add them).
       Pool pool =
-          new Pool(
-              found.name(),
+          found.withDevices(
               found.devices().stream()
                   .map(
                       d ->
@@ -86,9 +85,7 @@ class OpenApiContractIT {
                                       DeviceAttribute.ofInts(List.of(0L, 1L)))
                                   .build()
                               : d)
-                  .toList(),
-              found.counterSets(),
-              found.scope());
+                  .toList());
       assertThat(PoolValidator.validate(DRIVER, pool).errors()).isEmpty();
       List<ResourceSliceSpec> specs = SliceLayout.layout(DRIVER, pool, LayoutOptions.node(NODE));
       for (int i = 0; i < specs.size(); i++) {

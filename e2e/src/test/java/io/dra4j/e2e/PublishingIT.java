@@ -120,7 +120,11 @@ class PublishingIT {
     Path none = Path.of("/nonexistent");
     return new FakeDeviceProvider()
         .discover(
-            new ProviderContext(
-                DriverProcess.DRIVER, nodeName, config, none, none, none, () -> {}));
+            ProviderContext.builder(DriverProcess.DRIVER, nodeName)
+                .config(config)
+                .sysfsRoot(none)
+                .devRoot(none)
+                .pluginDataDir(none)
+                .build());
   }
 }

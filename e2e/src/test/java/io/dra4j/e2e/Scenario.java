@@ -87,7 +87,7 @@ final class Scenario {
   }
 
   ClaimRef ref(String claim) throws KubeException {
-    return new ClaimRef(ns, claim, claim(claim).path("metadata").path("uid").asText());
+    return ClaimRef.of(ns, claim, claim(claim).path("metadata").path("uid").asText());
   }
 
   /** NodePrepareResources for the claim, as the kubelet calls it once the pod is bound. */

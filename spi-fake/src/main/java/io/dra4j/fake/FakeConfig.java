@@ -41,7 +41,7 @@ public record FakeConfig(Map<String, String> env, Sharing sharing) {
 
   /** What the provider declares in {@link io.dra4j.api.provider.TypedConfig#configTypes()}. */
   public static final ConfigType<FakeConfig> TYPE =
-      new ConfigType<>(API_VERSION, KIND, FakeConfig.class);
+      ConfigType.of(API_VERSION, KIND, FakeConfig.class);
 
   /** No extra environment, exclusive use. */
   public static final FakeConfig DEFAULT = new FakeConfig(Map.of(), Sharing.EXCLUSIVE);

@@ -434,8 +434,11 @@ public final class FakeDeviceProvider
     for (int i = 0; i < 10; i += 2) {
       mac.append(':').append(hex, i, i + 2);
     }
-    return new NetworkDeviceData(
-        "fake-" + e.name(), List.of("192.0.2." + (position % 254 + 1) + "/24"), mac.toString());
+    return NetworkDeviceData.builder()
+        .interfaceName("fake-" + e.name())
+        .ips(List.of("192.0.2." + (position % 254 + 1) + "/24"))
+        .hardwareAddress(mac.toString())
+        .build();
   }
 
   /** The allocation names capacity like the device does: bare, or qualified by the driver. */

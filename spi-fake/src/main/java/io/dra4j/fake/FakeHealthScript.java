@@ -2,7 +2,6 @@ package io.dra4j.fake;
 
 import io.dra4j.api.health.DeviceHealth;
 import io.dra4j.api.health.HealthSink;
-import io.dra4j.api.health.HealthStatus;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -113,7 +112,7 @@ public final class FakeHealthScript {
     }
     return own == null
         ? DeviceHealth.healthy(pool, name)
-        : new DeviceHealth(pool, name, HealthStatus.UNHEALTHY, own[0], own[1]);
+        : DeviceHealth.unhealthy(pool, name, own[0], own[1]);
   }
 
   /** A new inventory: marks of devices that are gone are dropped. */

@@ -11,7 +11,6 @@ import io.dra4j.api.device.Quantity;
 import io.dra4j.api.device.StandardAttributes;
 import io.dra4j.api.provider.Inventory;
 import io.dra4j.api.provider.Pool;
-import io.dra4j.api.provider.PoolScope;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -92,11 +91,11 @@ final class FakeInventory {
         b.allowMultipleAllocations(true)
             .capacity(
                 FakeDeviceProvider.CAPACITY_MEMORY,
-                new DeviceCapacity(s.memory(), Optional.of(memoryPolicy(memBytes))));
+                DeviceCapacity.of(s.memory()).withRequestPolicy(memoryPolicy(memBytes)));
         if (s.fractionalCompute()) {
           b.capacity(
               FakeDeviceProvider.CAPACITY_COMPUTE,
-              new DeviceCapacity(Quantity.of(1), Optional.of(COMPUTE_POLICY)));
+              DeviceCapacity.of(Quantity.of(1)).withRequestPolicy(COMPUTE_POLICY));
         }
       } else {
         b.capacity(FakeDeviceProvider.CAPACITY_MEMORY, s.memory());
@@ -109,9 +108,9 @@ final class FakeInventory {
                 Counter.of(Quantity.ofBytes(partMem * s.partitions())),
                 FakeDeviceProvider.COUNTER_COMPUTE,
                 Counter.of(Quantity.of(s.partitions())));
-        counterSets.add(new CounterSet(counterSet, totals));
+        counterSets.add(CounterSet.of(counterSet, totals));
         // The full device draws everything, so it excludes every partition and vice versa.
-        b.consumesCounters(new DeviceCounterConsumption(counterSet, totals));
+        b.consumesCounters(DeviceCounterConsumption.of(counterSet, totals));
       }
       devices.add(b.build());
       entries.put(
@@ -142,14 +141,14 @@ final class FakeInventory {
                   .attribute(FakeDeviceProvider.ATTR_PARTITION, p)
                   .capacity(FakeDeviceProvider.CAPACITY_MEMORY, Quantity.ofBytes(partMem))
                   .consumesCounters(
-                      new DeviceCounterConsumption(
-                          counterSet,
-                          Map.of(
-                              FakeDeviceProvider.COUNTER_MEMORY,
-                              Counter.of(Quantity.ofBytes(partMem)),
-                              FakeDeviceProvider.COUNTER_COMPUTE,
-                              Counter.of(Quantity.of(1))),
-                          mode.map(List::of).orElse(List.of())));
+                      DeviceCounterConsumption.of(
+                              counterSet,
+                              Map.of(
+                                  FakeDeviceProvider.COUNTER_MEMORY,
+                                  Counter.of(Quantity.ofBytes(partMem)),
+                                  FakeDeviceProvider.COUNTER_COMPUTE,
+                                  Counter.of(Quantity.of(1))))
+                          .withCompatibilityGroups(mode.map(List::of).orElse(List.of())));
           mode.ifPresent(m -> pb.attribute(FakeDeviceProvider.ATTR_MODE, m));
           devices.add(pb.build());
           String envId =
@@ -158,7 +157,7 @@ final class FakeInventory {
         }
       }
     }
-    Pool pool = new Pool(nodeName, devices, counterSets, PoolScope.node());
+    Pool pool = Pool.builder(nodeName).devices(devices).counterSets(counterSets).build();
     return new FakeInventory(driverName, Inventory.of(pool), entries);
   }
 

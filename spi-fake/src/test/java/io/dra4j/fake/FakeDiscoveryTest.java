@@ -118,7 +118,7 @@ class FakeDiscoveryTest {
                     assertThat(fromPartitions.get(k)).isEqualByComparingTo(v.value().value()));
         String full = set.name().replace("-counters", "");
         assertThat(device(inv, full).consumesCounters())
-            .containsExactly(new DeviceCounterConsumption(set.name(), set.counters()));
+            .containsExactly(DeviceCounterConsumption.of(set.name(), set.counters()));
       }
       Device part = device(inv, "gpu-1-part-0");
       assertThat(attr(part, "type")).isEqualTo("gpu-partition");

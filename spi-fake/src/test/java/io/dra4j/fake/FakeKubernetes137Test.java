@@ -23,7 +23,6 @@ import io.dra4j.api.device.StandardAttributes;
 import io.dra4j.api.provider.Inventory;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -106,16 +105,11 @@ class FakeKubernetes137Test {
     FakeDeviceProvider p =
         discovered(Map.of("devices", "1", "consumable", "true", "fractional-compute", "true"));
     AllocatedDevice share =
-        new AllocatedDevice(
-            "gpu",
-            Optional.empty(),
-            NODE,
-            "gpu-0",
-            false,
-            List.of(),
-            Optional.of("9b2f6a36-0000-4000-8000-000000000001"),
-            Map.of("memory", Quantity.parse("1Gi"), "compute", Quantity.parse("350m")),
-            Optional.empty());
+        AllocatedDevice.builder("gpu", NODE, "gpu-0")
+            .shareId("9b2f6a36-0000-4000-8000-000000000001")
+            .consumedCapacity(
+                Map.of("memory", Quantity.parse("1Gi"), "compute", Quantity.parse("350m")))
+            .build();
     assertThat(p.prepare(claim("s", share)).devices().get(0).edits().env())
         .contains("DRA_FAKE_DEVICE_0_MEMORY=1Gi", "DRA_FAKE_DEVICE_0_COMPUTE=350m");
   }
@@ -170,13 +164,7 @@ class FakeKubernetes137Test {
   }
 
   private static BindingRequest request(String device) {
-    return new BindingRequest(
-        new ClaimRef("ns", "c", "u1"),
-        "gpu",
-        NODE,
-        device,
-        Optional.empty(),
-        List.of("Attached"),
-        List.of("AttachFailed"));
+    return BindingRequest.of(ClaimRef.of("ns", "c", "u1"), "gpu", NODE, device)
+        .withBindingConditions(List.of("Attached"), List.of("AttachFailed"));
   }
 }

@@ -19,56 +19,28 @@ import io.dra4j.api.status.Condition;
 import io.dra4j.api.status.NetworkDeviceData;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class FakePrepareTest {
 
   static ClaimAllocation claim(String uid, AllocatedDevice... devices) {
-    return new ClaimAllocation(new ClaimRef("ns", "claim-" + uid, uid), List.of(devices), Map.of());
+    return ClaimAllocation.of(ClaimRef.of("ns", "claim-" + uid, uid), List.of(devices));
   }
 
   static AllocatedDevice shared(String request, String device, String shareId, String memory) {
-    return new AllocatedDevice(
-        request,
-        Optional.empty(),
-        NODE,
-        device,
-        false,
-        List.of(),
-        Optional.of(shareId),
-        Map.of("memory", Quantity.parse(memory)),
-        Optional.empty());
+    return AllocatedDevice.builder(request, NODE, device)
+        .shareId(shareId)
+        .consumedCapacity(Map.of("memory", Quantity.parse(memory)))
+        .build();
   }
 
   static AllocatedDevice admin(String request, String device) {
-    return new AllocatedDevice(
-        request,
-        Optional.empty(),
-        NODE,
-        device,
-        true,
-        List.of(),
-        Optional.empty(),
-        Map.of(),
-        Optional.empty());
+    return AllocatedDevice.builder(request, NODE, device).adminAccess(true).build();
   }
 
   static PreparedClaim recorded(ClaimAllocation a, PrepareResult r) {
-    return new PreparedClaim(
-        a.claim(),
-        r.devices().stream()
-            .map(
-                p ->
-                    new RecordedDevice(
-                        p.device().request(),
-                        p.device().pool(),
-                        p.device().device(),
-                        p.device().shareId(),
-                        p.recorded()))
-            .toList(),
-        true);
+    return PreparedClaim.of(a.claim(), r.devices().stream().map(RecordedDevice::of).toList(), true);
   }
 
   /** The documented identity: a name-based UUID of driver, node and device name. */
@@ -102,7 +74,7 @@ class FakePrepareTest {
     assertThat(r.devices().get(1).edits().env())
         .containsExactly("DRA_FAKE_DEVICE_5=" + uuid5, "DRA_FAKE_DEVICE_5_REQUEST=gpus");
     assertThat(d0.status().orElseThrow().conditions())
-        .containsExactly(new Condition("Ready", "True", "Prepared", "fake device gpu-0 is ready"));
+        .containsExactly(Condition.of("Ready", "True", "Prepared", "fake device gpu-0 is ready"));
     assertThat(d0.status().orElseThrow().data())
         .isEqualTo(Map.of("uuid", uuid0, "model", "FAKE-80"));
     assertThat(d0.recorded()).isEqualTo(Map.of("uuid", uuid0));
@@ -266,7 +238,7 @@ class FakePrepareTest {
     assertThat(elsewhere).isEqualTo(first);
     p.unprepare(recorded(a, first));
     p.unprepare(recorded(a, first));
-    p.unprepare(new PreparedClaim(a.claim(), List.of(), false));
+    p.unprepare(PreparedClaim.of(a.claim(), List.of(), false));
     assertThat(p.prepared()).isEmpty();
   }
 }

@@ -32,7 +32,7 @@ public record GpuConfig(Sharing sharing) {
 
   /** What a provider registers in {@link io.dra4j.api.provider.TypedConfig#configTypes()}. */
   public static final ConfigType<GpuConfig> TYPE =
-      new ConfigType<>(API_VERSION, KIND, GpuConfig.class);
+      ConfigType.of(API_VERSION, KIND, GpuConfig.class);
 
   public GpuConfig {
     sharing = sharing == null ? Sharing.exclusive() : sharing;

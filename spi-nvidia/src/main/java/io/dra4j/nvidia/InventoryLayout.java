@@ -261,10 +261,10 @@ final class InventoryLayout {
     String setName = counterSetName(gpu.minor());
     Map<String, Counter> all = new TreeMap<>();
     totals.forEach((k, v) -> all.put(k, counterValue(k, v)));
-    counterSets.add(new CounterSet(setName, all));
+    counterSets.add(CounterSet.of(setName, all));
 
     Device whole =
-        wholeGpu(gpu).consumesCounters(new DeviceCounterConsumption(setName, all)).build();
+        wholeGpu(gpu).consumesCounters(DeviceCounterConsumption.of(setName, all)).build();
     add(
         whole,
         new PublishedDevice.WholeGpu(whole.name(), gpu.minor(), gpu.uuid(), gpu.handle(), true));
@@ -293,7 +293,7 @@ final class InventoryLayout {
         for (long s = pl.start(); s < (long) pl.start() + pl.size(); s++) {
           used.put(memorySliceCounter(s), Counter.of(Quantity.of(1)));
         }
-        b.consumesCounters(new DeviceCounterConsumption(setName, used));
+        b.consumesCounters(DeviceCounterConsumption.of(setName, used));
         Device d = b.build();
         add(d, new PublishedDevice.MigSlot(d.name(), gpu.minor(), gpu.uuid(), gpu.handle(), p, pl));
       }

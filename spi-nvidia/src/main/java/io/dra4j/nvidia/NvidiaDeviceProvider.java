@@ -15,7 +15,6 @@ import io.dra4j.api.provider.ConfigType;
 import io.dra4j.api.provider.DeviceProvider;
 import io.dra4j.api.provider.Inventory;
 import io.dra4j.api.provider.Pool;
-import io.dra4j.api.provider.PoolScope;
 import io.dra4j.api.provider.ProviderContext;
 import io.dra4j.api.provider.TypedConfig;
 import io.dra4j.nvidia.InventoryLayout.Layout;
@@ -123,7 +122,10 @@ public final class NvidiaDeviceProvider implements DeviceProvider, HealthReporti
         next.counterSets().size(),
         result.system().rawDriverVersion());
     return Inventory.of(
-        new Pool(context.nodeName(), next.devices(), next.counterSets(), PoolScope.node()));
+        Pool.builder(context.nodeName())
+            .devices(next.devices())
+            .counterSets(next.counterSets())
+            .build());
   }
 
   /** What the last discovery could not read (left-out GPUs and attributes), for diagnostics. */

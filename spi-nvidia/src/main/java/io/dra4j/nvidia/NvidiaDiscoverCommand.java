@@ -59,7 +59,7 @@ public final class NvidiaDiscoverCommand {
       Inventory discovered = provider.discover(context);
       // One pass over the devices, each through every enricher in order, as the driver does.
       Inventory inventory =
-          new Inventory(
+          Inventory.of(
               discovered.pools().stream()
                   .map(
                       p ->

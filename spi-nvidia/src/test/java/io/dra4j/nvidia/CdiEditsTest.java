@@ -20,7 +20,6 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
@@ -73,10 +72,9 @@ class CdiEditsTest {
   }
 
   private static ClaimAllocation claim(String... devices) {
-    return new ClaimAllocation(
-        new ClaimRef("default", "gpu-claim", "6f1c0e1e-uid"),
-        java.util.Arrays.stream(devices).map(d -> AllocatedDevice.of("gpu", "node-a", d)).toList(),
-        Map.of());
+    return ClaimAllocation.of(
+        ClaimRef.of("default", "gpu-claim", "6f1c0e1e-uid"),
+        java.util.Arrays.stream(devices).map(d -> AllocatedDevice.of("gpu", "node-a", d)).toList());
   }
 
   private ContainerEdits prepareOne(Map<String, String> settings, String device, String... scenario)
@@ -93,7 +91,7 @@ class CdiEditsTest {
   }
 
   private static Mount ro(String host, String container) {
-    return new Mount(host, container, Optional.empty(), RO);
+    return Mount.builder(host, container).options(RO).build();
   }
 
   @Test
@@ -285,10 +283,9 @@ class CdiEditsTest {
           .isInstanceOf(DeviceException.class)
           .hasMessage("gpu-5: no such device in the last discovery of this driver");
       ClaimAllocation foreign =
-          new ClaimAllocation(
-              new ClaimRef("default", "c", "u"),
-              List.of(AllocatedDevice.of("gpu", "node-b", "gpu-0")),
-              Map.of());
+          ClaimAllocation.of(
+              ClaimRef.of("default", "c", "u"),
+              List.of(AllocatedDevice.of("gpu", "node-b", "gpu-0")));
       assertThatThrownBy(() -> p.prepare(foreign))
           .isInstanceOf(DeviceException.class)
           .hasMessageContaining("pool node-b is not this node's pool node-a");
@@ -303,8 +300,7 @@ class CdiEditsTest {
       AllocatedDevice d =
           AllocatedDevice.of("gpu", "node-a", "gpu-0")
               .withConfig(new GpuConfig(new GpuConfig.Sharing("MPS")));
-      ClaimAllocation c =
-          new ClaimAllocation(new ClaimRef("default", "c", "u"), List.of(d), Map.of());
+      ClaimAllocation c = ClaimAllocation.of(ClaimRef.of("default", "c", "u"), List.of(d));
       assertThatThrownBy(() -> p.prepare(c))
           .isInstanceOf(DeviceException.class)
           .hasMessage(

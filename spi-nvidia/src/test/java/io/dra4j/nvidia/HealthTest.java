@@ -153,10 +153,9 @@ class HealthTest {
         monitored(Map.of("mig-mode", "partitionable"), "gpus=2", "gpu.1.mig=1")) {
       fake.control().fake_nvml_set_lost(1, 1);
       ClaimAllocation c =
-          new ClaimAllocation(
-              new ClaimRef("default", "c", "u"),
-              List.of(AllocatedDevice.of("gpu", "node-a", "gpu-1-mig-7g80gb-0-0")),
-              Map.of());
+          ClaimAllocation.of(
+              ClaimRef.of("default", "c", "u"),
+              List.of(AllocatedDevice.of("gpu", "node-a", "gpu-1-mig-7g80gb-0-0")));
       assertThatThrownBy(() -> p.prepare(c))
           .isInstanceOf(DeviceException.class)
           .hasMessageContaining("GPU_IS_LOST");

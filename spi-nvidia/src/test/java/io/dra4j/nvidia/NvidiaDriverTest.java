@@ -294,6 +294,6 @@ class NvidiaDriverTest {
                 ResourceClaim.class));
     ResourceClaim claim = new ClusterAllocator(client).allocateClaim("default", name, NODE).claim();
     String device = claim.status().allocation().orElseThrow().devices().results().get(0).device();
-    return new Allocated(new ClaimRef("default", name, claim.metadata().uid()), device);
+    return new Allocated(ClaimRef.of("default", name, claim.metadata().uid()), device);
   }
 }

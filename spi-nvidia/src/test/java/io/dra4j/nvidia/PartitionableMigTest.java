@@ -17,7 +17,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -28,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * second provider in static mode, sharing the fake's state, shows what exists on the GPU.
  */
 class PartitionableMigTest {
-  private static final ClaimRef CLAIM = new ClaimRef("default", "mig-claim", "uid-1");
+  private static final ClaimRef CLAIM = ClaimRef.of("default", "mig-claim", "uid-1");
   private static final String SLOT = "gpu-0-mig-3g40gb-9-4";
 
   @TempDir Path tmp;
@@ -67,26 +66,13 @@ class PartitionableMigTest {
   }
 
   private static ClaimAllocation claim(String... devices) {
-    return new ClaimAllocation(
+    return ClaimAllocation.of(
         CLAIM,
-        java.util.Arrays.stream(devices).map(d -> AllocatedDevice.of("gpu", "node-a", d)).toList(),
-        Map.of());
+        java.util.Arrays.stream(devices).map(d -> AllocatedDevice.of("gpu", "node-a", d)).toList());
   }
 
   private static PreparedClaim prepared(List<PreparedDevice> devices) {
-    return new PreparedClaim(
-        CLAIM,
-        devices.stream()
-            .map(
-                d ->
-                    new RecordedDevice(
-                        d.device().request(),
-                        d.device().pool(),
-                        d.device().device(),
-                        Optional.empty(),
-                        d.recorded()))
-            .toList(),
-        true);
+    return PreparedClaim.of(CLAIM, devices.stream().map(RecordedDevice::of).toList(), true);
   }
 
   @Test
@@ -132,10 +118,7 @@ class PartitionableMigTest {
       p.prepare(claim("gpu-0-mig-1g10gb-19-2", SLOT));
       assertThat(existing()).containsExactly("gpu-0-mig-1g10gb-19-2", SLOT);
       PreparedClaim crashed =
-          new PreparedClaim(
-              CLAIM,
-              List.of(new RecordedDevice("gpu", "node-a", SLOT, Optional.empty(), Map.of())),
-              false);
+          PreparedClaim.of(CLAIM, List.of(RecordedDevice.of("gpu", "node-a", SLOT)), false);
       p.unprepare(crashed);
       assertThat(existing()).containsExactly("gpu-0-mig-1g10gb-19-2");
     }

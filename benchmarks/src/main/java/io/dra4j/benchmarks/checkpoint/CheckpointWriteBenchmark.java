@@ -101,7 +101,7 @@ public class CheckpointWriteBenchmark {
 
   private static ClaimCheckpoint record(String uid, String bootId) {
     return ClaimCheckpoint.started(
-        new ClaimRef("bench", "claim", uid),
+        ClaimRef.of("bench", "claim", uid),
         "gpu.example.com",
         List.of(CheckpointDevice.allocated(AllocatedDevice.of("gpu", "node-1", "gpu-0"))),
         bootId,

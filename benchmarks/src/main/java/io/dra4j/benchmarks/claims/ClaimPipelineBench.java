@@ -127,7 +127,7 @@ public final class ClaimPipelineBench {
                   + "\",\"containerEdits\":{\"env\":[\"DEV=1\"]}}]}\n");
           store.write(
               ClaimCheckpoint.started(
-                      new ClaimRef("old", "c" + i, uid),
+                      ClaimRef.of("old", "c" + i, uid),
                       DRIVER,
                       List.of(oldDevice(i, List.of())),
                       "bench-boot",
@@ -177,7 +177,7 @@ public final class ClaimPipelineBench {
                       null,
                       null,
                       null));
-      return new ClaimRef("bench", name, api.put(ResourceClaim.TYPE, c).metadata().uid());
+      return ClaimRef.of("bench", name, api.put(ResourceClaim.TYPE, c).metadata().uid());
     }
 
     void prepare(ClaimRef c) {

@@ -14,31 +14,97 @@ import java.util.Objects;
  *       binding conditions {@code False}: the scheduler deallocates and tries again elsewhere.
  * </ul>
  */
-public sealed interface BindingStatus {
+public sealed interface BindingStatus
+    permits BindingStatus.Pending, BindingStatus.Ready, BindingStatus.Failed {
 
   /** Still attaching. */
-  record Pending(String message) implements BindingStatus {
-    public Pending {
-      Objects.requireNonNull(message, "message");
+  final class Pending implements BindingStatus {
+    private final String message;
+
+    private Pending(String message) {
+      this.message = Objects.requireNonNull(message, "message");
+    }
+
+    public String message() {
+      return message;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Pending p && message.equals(p.message);
+    }
+
+    @Override
+    public int hashCode() {
+      return message.hashCode();
+    }
+
+    @Override
+    public String toString() {
+      return "Pending[message=" + message + "]";
     }
   }
 
   /** Attached: the pod may bind. */
-  record Ready(String message) implements BindingStatus {
-    public Ready {
-      Objects.requireNonNull(message, "message");
+  final class Ready implements BindingStatus {
+    private final String message;
+
+    private Ready(String message) {
+      this.message = Objects.requireNonNull(message, "message");
+    }
+
+    public String message() {
+      return message;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Ready r && message.equals(r.message);
+    }
+
+    @Override
+    public int hashCode() {
+      return message.hashCode();
+    }
+
+    @Override
+    public String toString() {
+      return "Ready[message=" + message + "]";
     }
   }
 
-  /**
-   * Attaching failed for good.
-   *
-   * @param reason a CamelCase word for the condition's reason, e.g. {@code FabricTimeout}
-   */
-  record Failed(String reason, String message) implements BindingStatus {
-    public Failed {
-      Objects.requireNonNull(reason, "reason");
-      Objects.requireNonNull(message, "message");
+  /** Attaching failed for good. */
+  final class Failed implements BindingStatus {
+    private final String reason;
+    private final String message;
+
+    private Failed(String reason, String message) {
+      this.reason = Objects.requireNonNull(reason, "reason");
+      this.message = Objects.requireNonNull(message, "message");
+    }
+
+    /** A CamelCase word for the condition's reason, e.g. {@code FabricTimeout}. */
+    public String reason() {
+      return reason;
+    }
+
+    public String message() {
+      return message;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Failed f && reason.equals(f.reason) && message.equals(f.message);
+    }
+
+    @Override
+    public int hashCode() {
+      return Objects.hash(reason, message);
+    }
+
+    @Override
+    public String toString() {
+      return "Failed[reason=" + reason + ", message=" + message + "]";
     }
   }
 

@@ -2,29 +2,30 @@ package io.dra4j.api.cdi;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * What preparing a device changes in a container: environment, device nodes, mounts and hooks. The
  * runtime turns these into a CDI spec, one per claim, and returns the CDI device ids to the
- * kubelet.
- *
- * @param env {@code KEY=VALUE} entries
- * @param deviceNodes device nodes; required ones are checked on the host at prepare time
- * @param mounts mounts
- * @param hooks OCI hooks
+ * kubelet. Build them with {@link #builder()}.
  */
-public record ContainerEdits(
-    List<String> env, List<DeviceNode> deviceNodes, List<Mount> mounts, List<Hook> hooks) {
+public final class ContainerEdits {
 
   /** No edits. */
   public static final ContainerEdits NONE =
       new ContainerEdits(List.of(), List.of(), List.of(), List.of());
 
-  public ContainerEdits {
-    env = List.copyOf(env);
-    deviceNodes = List.copyOf(deviceNodes);
-    mounts = List.copyOf(mounts);
-    hooks = List.copyOf(hooks);
+  private final List<String> env;
+  private final List<DeviceNode> deviceNodes;
+  private final List<Mount> mounts;
+  private final List<Hook> hooks;
+
+  private ContainerEdits(
+      List<String> env, List<DeviceNode> deviceNodes, List<Mount> mounts, List<Hook> hooks) {
+    this.env = List.copyOf(env);
+    this.deviceNodes = List.copyOf(deviceNodes);
+    this.mounts = List.copyOf(mounts);
+    this.hooks = List.copyOf(hooks);
     for (String e : env) {
       if (e.indexOf('=') <= 0) {
         throw new IllegalArgumentException(
@@ -33,8 +34,33 @@ public record ContainerEdits(
     }
   }
 
+  /** {@code KEY=VALUE} entries. */
+  public List<String> env() {
+    return env;
+  }
+
+  /** Device nodes; required ones are checked on the host at prepare time. */
+  public List<DeviceNode> deviceNodes() {
+    return deviceNodes;
+  }
+
+  /** Mounts. */
+  public List<Mount> mounts() {
+    return mounts;
+  }
+
+  /** OCI hooks. */
+  public List<Hook> hooks() {
+    return hooks;
+  }
+
   public boolean isEmpty() {
     return env.isEmpty() && deviceNodes.isEmpty() && mounts.isEmpty() && hooks.isEmpty();
+  }
+
+  /** These edits with other device nodes. */
+  public ContainerEdits withDeviceNodes(List<DeviceNode> value) {
+    return new ContainerEdits(env, value, mounts, hooks);
   }
 
   /** These edits followed by {@code other}'s. */
@@ -44,6 +70,33 @@ public record ContainerEdits(
 
   public static Builder builder() {
     return new Builder();
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof ContainerEdits e
+        && env.equals(e.env)
+        && deviceNodes.equals(e.deviceNodes)
+        && mounts.equals(e.mounts)
+        && hooks.equals(e.hooks);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(env, deviceNodes, mounts, hooks);
+  }
+
+  @Override
+  public String toString() {
+    return "ContainerEdits[env="
+        + env
+        + ", deviceNodes="
+        + deviceNodes
+        + ", mounts="
+        + mounts
+        + ", hooks="
+        + hooks
+        + "]";
   }
 
   /** Builds {@link ContainerEdits}. */

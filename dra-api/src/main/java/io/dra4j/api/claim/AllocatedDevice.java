@@ -1,61 +1,117 @@
 package io.dra4j.api.claim;
 
+import static io.dra4j.api.feature.FeatureGate.Stage.BETA;
+
 import io.dra4j.api.device.DeviceToleration;
 import io.dra4j.api.device.Quantity;
+import io.dra4j.api.feature.FeatureGate;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
 /**
- * One device the scheduler allocated to a claim for this driver.
- *
- * @param request the base request name (a {@code /subrequest} suffix removed): what containers
- *     reference
- * @param subrequest the chosen {@code firstAvailable} alternative, if any
- * @param pool pool name
- * @param device device name
- * @param adminAccess admin access: the device may be in use by other claims
- * @param tolerations tolerations copied from the request
- * @param shareId set when the device allows multiple allocations (consumable capacity)
- * @param consumedCapacity capacity this allocation consumes (multi-allocatable devices only)
- * @param config the decoded opaque config that applies to this device, if any (see {@link
- *     #config(Class)})
+ * One device the scheduler allocated to a claim for this driver: the claim's {@code
+ * DeviceRequestAllocationResult} with its decoded opaque config. Build one with {@link
+ * #builder(String, String, String)} (a provider's tests do; the runtime hands them to {@code
+ * prepare}).
  */
-public record AllocatedDevice(
-    String request,
-    Optional<String> subrequest,
-    String pool,
-    String device,
-    boolean adminAccess,
-    List<DeviceToleration> tolerations,
-    Optional<String> shareId,
-    Map<String, Quantity> consumedCapacity,
-    Optional<Object> config) {
+public final class AllocatedDevice {
+  private final String request;
+  private final Optional<String> subrequest;
+  private final String pool;
+  private final String device;
+  private final boolean adminAccess;
+  private final List<DeviceToleration> tolerations;
+  private final Optional<String> shareId;
+  private final Map<String, Quantity> consumedCapacity;
+  private final Optional<Object> config;
 
-  public AllocatedDevice {
-    Objects.requireNonNull(request, "request");
-    Objects.requireNonNull(subrequest, "subrequest");
-    Objects.requireNonNull(pool, "pool");
-    Objects.requireNonNull(device, "device");
-    tolerations = List.copyOf(tolerations);
-    Objects.requireNonNull(shareId, "shareId");
-    consumedCapacity = Map.copyOf(consumedCapacity);
-    Objects.requireNonNull(config, "config");
+  private AllocatedDevice(Builder b) {
+    this.request = b.request;
+    this.subrequest = b.subrequest;
+    this.pool = b.pool;
+    this.device = b.device;
+    this.adminAccess = b.adminAccess;
+    this.tolerations = List.copyOf(b.tolerations);
+    this.shareId = b.shareId;
+    this.consumedCapacity = Map.copyOf(b.consumedCapacity);
+    this.config = b.config;
   }
 
   /** A plain allocation: no subrequest, no admin access, no sharing, no config. */
   public static AllocatedDevice of(String request, String pool, String device) {
-    return new AllocatedDevice(
-        request,
-        Optional.empty(),
-        pool,
-        device,
-        false,
-        List.of(),
-        Optional.empty(),
-        Map.of(),
-        Optional.empty());
+    return builder(request, pool, device).build();
+  }
+
+  /**
+   * A builder.
+   *
+   * @param request the base request name (a {@code /subrequest} suffix removed)
+   * @param pool pool name
+   * @param device device name
+   */
+  public static Builder builder(String request, String pool, String device) {
+    return new Builder(request, pool, device);
+  }
+
+  /** A builder that starts from this allocation. */
+  public Builder toBuilder() {
+    Builder b = new Builder(request, pool, device);
+    b.subrequest = subrequest;
+    b.adminAccess = adminAccess;
+    b.tolerations = tolerations;
+    b.shareId = shareId;
+    b.consumedCapacity = consumedCapacity;
+    b.config = config;
+    return b;
+  }
+
+  /** The base request name (a {@code /subrequest} suffix removed): what containers reference. */
+  public String request() {
+    return request;
+  }
+
+  /** The chosen {@code firstAvailable} alternative, if any. */
+  public Optional<String> subrequest() {
+    return subrequest;
+  }
+
+  /** Pool name. */
+  public String pool() {
+    return pool;
+  }
+
+  /** Device name. */
+  public String device() {
+    return device;
+  }
+
+  /** Admin access: the device may be in use by other claims. */
+  public boolean adminAccess() {
+    return adminAccess;
+  }
+
+  /** Tolerations copied from the request. */
+  public List<DeviceToleration> tolerations() {
+    return tolerations;
+  }
+
+  /** Set when the device allows multiple allocations (consumable capacity). */
+  @FeatureGate(name = "DRAConsumableCapacity", stage = BETA)
+  public Optional<String> shareId() {
+    return shareId;
+  }
+
+  /** Capacity this allocation consumes (multi-allocatable devices only). */
+  @FeatureGate(name = "DRAConsumableCapacity", stage = BETA)
+  public Map<String, Quantity> consumedCapacity() {
+    return consumedCapacity;
+  }
+
+  /** The decoded opaque config that applies to this device, if any (see {@link #config(Class)}). */
+  public Optional<Object> config() {
+    return config;
   }
 
   /**
@@ -82,7 +138,33 @@ public record AllocatedDevice(
 
   /** This allocation with the given config. */
   public AllocatedDevice withConfig(Object value) {
-    return new AllocatedDevice(
+    return toBuilder().config(value).build();
+  }
+
+  /**
+   * {@code pool/device}, plus {@code #shareId} for a shared device: the key of the overlap guard.
+   */
+  public String key() {
+    return pool + "/" + device + shareId.map(s -> "#" + s).orElse("");
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof AllocatedDevice a
+        && request.equals(a.request)
+        && subrequest.equals(a.subrequest)
+        && pool.equals(a.pool)
+        && device.equals(a.device)
+        && adminAccess == a.adminAccess
+        && tolerations.equals(a.tolerations)
+        && shareId.equals(a.shareId)
+        && consumedCapacity.equals(a.consumedCapacity)
+        && config.equals(a.config);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(
         request,
         subrequest,
         pool,
@@ -91,13 +173,86 @@ public record AllocatedDevice(
         tolerations,
         shareId,
         consumedCapacity,
-        Optional.of(value));
+        config);
+  }
+
+  @Override
+  public String toString() {
+    return "AllocatedDevice[request="
+        + request
+        + ", subrequest="
+        + subrequest
+        + ", pool="
+        + pool
+        + ", device="
+        + device
+        + ", adminAccess="
+        + adminAccess
+        + ", tolerations="
+        + tolerations
+        + ", shareId="
+        + shareId
+        + ", consumedCapacity="
+        + consumedCapacity
+        + ", config="
+        + config
+        + "]";
   }
 
   /**
-   * {@code pool/device}, plus {@code #shareId} for a shared device: the key of the overlap guard.
+   * Builds an {@link AllocatedDevice}: no subrequest, admin access, tolerations, sharing, config.
    */
-  public String key() {
-    return pool + "/" + device + shareId.map(s -> "#" + s).orElse("");
+  public static final class Builder {
+    private final String request;
+    private final String pool;
+    private final String device;
+    private Optional<String> subrequest = Optional.empty();
+    private boolean adminAccess;
+    private List<DeviceToleration> tolerations = List.of();
+    private Optional<String> shareId = Optional.empty();
+    private Map<String, Quantity> consumedCapacity = Map.of();
+    private Optional<Object> config = Optional.empty();
+
+    private Builder(String request, String pool, String device) {
+      this.request = Objects.requireNonNull(request, "request");
+      this.pool = Objects.requireNonNull(pool, "pool");
+      this.device = Objects.requireNonNull(device, "device");
+    }
+
+    public Builder subrequest(String value) {
+      subrequest = Optional.of(value);
+      return this;
+    }
+
+    public Builder adminAccess(boolean value) {
+      adminAccess = value;
+      return this;
+    }
+
+    public Builder tolerations(List<DeviceToleration> value) {
+      tolerations = List.copyOf(value);
+      return this;
+    }
+
+    @FeatureGate(name = "DRAConsumableCapacity", stage = BETA)
+    public Builder shareId(String value) {
+      shareId = Optional.of(value);
+      return this;
+    }
+
+    @FeatureGate(name = "DRAConsumableCapacity", stage = BETA)
+    public Builder consumedCapacity(Map<String, Quantity> value) {
+      consumedCapacity = Map.copyOf(value);
+      return this;
+    }
+
+    public Builder config(Object value) {
+      config = Optional.of(value);
+      return this;
+    }
+
+    public AllocatedDevice build() {
+      return new AllocatedDevice(this);
+    }
   }
 }

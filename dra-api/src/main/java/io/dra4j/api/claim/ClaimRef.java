@@ -7,17 +7,31 @@ import java.util.Objects;
  * Identifies a ResourceClaim. The UID matters: a claim deleted and re-created under the same name
  * is a different claim.
  */
-public record ClaimRef(String namespace, String name, String uid) {
-  public ClaimRef {
-    Objects.requireNonNull(namespace, "claim namespace");
-    Objects.requireNonNull(name, "claim name");
-    Objects.requireNonNull(uid, "claim uid");
+public final class ClaimRef {
+  private final String namespace;
+  private final String name;
+  private final String uid;
+
+  private ClaimRef(String namespace, String name, String uid) {
+    this.namespace = Objects.requireNonNull(namespace, "claim namespace");
+    this.name = Objects.requireNonNull(name, "claim name");
+    this.uid = Objects.requireNonNull(uid, "claim uid");
   }
 
-  /** {@code namespace/name (uid)}, the form used in every log line and error. */
-  @Override
-  public String toString() {
-    return namespace + "/" + name + " (" + uid + ")";
+  public static ClaimRef of(String namespace, String name, String uid) {
+    return new ClaimRef(namespace, name, uid);
+  }
+
+  public String namespace() {
+    return namespace;
+  }
+
+  public String name() {
+    return name;
+  }
+
+  public String uid() {
+    return uid;
   }
 
   /**
@@ -33,5 +47,24 @@ public record ClaimRef(String namespace, String name, String uid) {
       }
     }
     return message;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof ClaimRef c
+        && namespace.equals(c.namespace)
+        && name.equals(c.name)
+        && uid.equals(c.uid);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(namespace, name, uid);
+  }
+
+  /** {@code namespace/name (uid)}, the form used in every log line and error. */
+  @Override
+  public String toString() {
+    return namespace + "/" + name + " (" + uid + ")";
   }
 }

@@ -7,26 +7,22 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
 
-/**
- * The outcome of preparing one allocated device.
- *
- * @param device the allocation this result is for
- * @param edits container edits; empty edits produce no CDI device
- * @param status optional {@code status.devices} entry for the claim
- * @param recorded side effects to remember (e.g. a created partition id): kept in the checkpoint
- *     and handed back to {@code unprepare}, so prepare stays deterministic and unprepare exact
- */
-public record PreparedDevice(
-    AllocatedDevice device,
-    ContainerEdits edits,
-    Optional<DeviceStatus> status,
-    Map<String, String> recorded) {
+/** The outcome of preparing one allocated device. */
+public final class PreparedDevice {
+  private final AllocatedDevice device;
+  private final ContainerEdits edits;
+  private final Optional<DeviceStatus> status;
+  private final Map<String, String> recorded;
 
-  public PreparedDevice {
-    Objects.requireNonNull(device, "device");
-    Objects.requireNonNull(edits, "edits");
-    Objects.requireNonNull(status, "status");
-    recorded = Map.copyOf(recorded);
+  private PreparedDevice(
+      AllocatedDevice device,
+      ContainerEdits edits,
+      Optional<DeviceStatus> status,
+      Map<String, String> recorded) {
+    this.device = Objects.requireNonNull(device, "device");
+    this.edits = Objects.requireNonNull(edits, "edits");
+    this.status = status;
+    this.recorded = Map.copyOf(recorded);
   }
 
   public static PreparedDevice of(AllocatedDevice device, ContainerEdits edits) {
@@ -37,7 +33,67 @@ public record PreparedDevice(
     return new Builder(device);
   }
 
-  /** Builds a {@link PreparedDevice}. */
+  /** This outcome for another allocation (the same device as the runtime resolved it). */
+  public PreparedDevice withDevice(AllocatedDevice value) {
+    return new PreparedDevice(value, edits, status, recorded);
+  }
+
+  /** This outcome with other container edits. */
+  public PreparedDevice withEdits(ContainerEdits value) {
+    return new PreparedDevice(device, value, status, recorded);
+  }
+
+  /** The allocation this result is for. */
+  public AllocatedDevice device() {
+    return device;
+  }
+
+  /** Container edits; empty edits produce no CDI device. */
+  public ContainerEdits edits() {
+    return edits;
+  }
+
+  /** Optional {@code status.devices} entry for the claim. */
+  public Optional<DeviceStatus> status() {
+    return status;
+  }
+
+  /**
+   * Side effects to remember (e.g. a created partition id): kept in the checkpoint and handed back
+   * to {@code unprepare}, so prepare stays deterministic and unprepare exact.
+   */
+  public Map<String, String> recorded() {
+    return recorded;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof PreparedDevice p
+        && device.equals(p.device)
+        && edits.equals(p.edits)
+        && status.equals(p.status)
+        && recorded.equals(p.recorded);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(device, edits, status, recorded);
+  }
+
+  @Override
+  public String toString() {
+    return "PreparedDevice[device="
+        + device
+        + ", edits="
+        + edits
+        + ", status="
+        + status
+        + ", recorded="
+        + recorded
+        + "]";
+  }
+
+  /** Builds a {@link PreparedDevice}: no edits, no status, nothing recorded unless said. */
   public static final class Builder {
     private final AllocatedDevice device;
     private ContainerEdits edits = ContainerEdits.NONE;
@@ -60,6 +116,12 @@ public record PreparedDevice(
 
     public Builder record(String key, String value) {
       recorded.put(key, value);
+      return this;
+    }
+
+    /** Records every entry of {@code values}. */
+    public Builder record(Map<String, String> values) {
+      recorded.putAll(values);
       return this;
     }
 

@@ -1,10 +1,16 @@
 package io.dra4j.api.device;
 
+import static io.dra4j.api.feature.FeatureGate.Stage.ALPHA;
+import static io.dra4j.api.feature.FeatureGate.Stage.BETA;
+
 import com.fasterxml.jackson.annotation.JsonAnyGetter;
 import com.fasterxml.jackson.annotation.JsonAnySetter;
+import com.fasterxml.jackson.annotation.JsonAutoDetect;
+import com.fasterxml.jackson.annotation.JsonAutoDetect.Visibility;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import io.dra4j.api.feature.FeatureGate;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,44 +25,46 @@ import java.util.TreeMap;
  *
  * <p>Attribute and capacity keys are qualified names: an unqualified key ({@code memory}) is in the
  * driver's own domain; standard and third-party attributes carry a domain ({@code
- * resource.kubernetes.io/pcieRoot}). Build devices with {@link #builder(String)}.
- *
- * @param name DNS label, unique in its pool
- * @param attributes qualified name to value
- * @param capacity qualified name to capacity
- * @param consumesCounters counters drawn from the pool's counter sets (at most 2 entries)
- * @param nodeName per-device node selection (only with perDeviceNodeSelection)
- * @param nodeSelector per-device node selection (only with perDeviceNodeSelection)
- * @param allNodes per-device node selection (only with perDeviceNodeSelection)
- * @param taints at most 16
- * @param bindsToNode pin the allocation to the chosen node (binding conditions)
- * @param bindingConditions at most 4, set together with bindingFailureConditions
- * @param bindingFailureConditions at most 4
- * @param allowMultipleAllocations the device can be shared by several claims (consumable capacity)
- * @param nodeAllocatableResources Kubernetes 1.37 alpha
- * @param unknownFields fields of newer API versions, kept so read-modify-write loses nothing
+ * resource.kubernetes.io/pcieRoot}). Build devices with {@link #builder(String)}; fields of a newer
+ * Kubernetes that this version does not model are kept ({@link #unknownFields()}), so that a
+ * read-modify-write loses nothing.
  */
 @JsonInclude(JsonInclude.Include.NON_EMPTY)
-public record Device(
-    // Required by the API: always written, so an empty name reaches the server (which refuses it
-    // naming the field) and reads back as it was, instead of vanishing (found by fuzzing).
-    @JsonInclude(JsonInclude.Include.ALWAYS) String name,
-    Map<String, DeviceAttribute> attributes,
-    Map<String, DeviceCapacity> capacity,
-    List<DeviceCounterConsumption> consumesCounters,
-    Optional<String> nodeName,
-    Optional<NodeSelector> nodeSelector,
-    @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean allNodes,
-    List<DeviceTaint> taints,
-    @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean bindsToNode,
-    List<String> bindingConditions,
-    List<String> bindingFailureConditions,
-    @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean allowMultipleAllocations,
-    Map<String, NodeAllocatableResource> nodeAllocatableResources,
-    @JsonAnySetter @JsonAnyGetter Map<String, Object> unknownFields) {
+@JsonAutoDetect(
+    fieldVisibility = Visibility.ANY,
+    getterVisibility = Visibility.NONE,
+    isGetterVisibility = Visibility.NONE)
+public final class Device {
+  // Required by the API: always written, so an empty name reaches the server (which refuses it
+  // naming the field) and reads back as it was, instead of vanishing (found by fuzzing).
+  @JsonInclude(JsonInclude.Include.ALWAYS)
+  private final String name;
+
+  private final Map<String, DeviceAttribute> attributes;
+  private final Map<String, DeviceCapacity> capacity;
+  private final List<DeviceCounterConsumption> consumesCounters;
+  private final Optional<String> nodeName;
+  private final Optional<NodeSelector> nodeSelector;
+
+  @JsonInclude(JsonInclude.Include.NON_DEFAULT)
+  private final boolean allNodes;
+
+  private final List<DeviceTaint> taints;
+
+  @JsonInclude(JsonInclude.Include.NON_DEFAULT)
+  private final boolean bindsToNode;
+
+  private final List<String> bindingConditions;
+  private final List<String> bindingFailureConditions;
+
+  @JsonInclude(JsonInclude.Include.NON_DEFAULT)
+  private final boolean allowMultipleAllocations;
+
+  private final Map<String, NodeAllocatableResource> nodeAllocatableResources;
+  @JsonAnyGetter private final Map<String, Object> unknownFields;
 
   @JsonCreator
-  public Device(
+  private Device(
       @JsonProperty("name") String name,
       @JsonProperty("attributes") Map<String, DeviceAttribute> attributes,
       @JsonProperty("capacity") Map<String, DeviceCapacity> capacity,
@@ -76,8 +84,8 @@ public record Device(
     this.attributes = Maps.sorted(attributes);
     this.capacity = Maps.sorted(capacity);
     this.consumesCounters = Maps.list(consumesCounters);
-    this.nodeName = nodeName == null ? Optional.empty() : nodeName;
-    this.nodeSelector = nodeSelector == null ? Optional.empty() : nodeSelector;
+    this.nodeName = Maps.optional(nodeName);
+    this.nodeSelector = Maps.optional(nodeSelector);
     this.allNodes = allNodes;
     this.taints = Maps.list(taints);
     this.bindsToNode = bindsToNode;
@@ -86,6 +94,157 @@ public record Device(
     this.allowMultipleAllocations = allowMultipleAllocations;
     this.nodeAllocatableResources = Maps.sorted(nodeAllocatableResources);
     this.unknownFields = Maps.sorted(unknownFields);
+  }
+
+  /** DNS label, unique in its pool. */
+  public String name() {
+    return name;
+  }
+
+  /** Qualified name to value. */
+  public Map<String, DeviceAttribute> attributes() {
+    return attributes;
+  }
+
+  /** Qualified name to capacity. */
+  public Map<String, DeviceCapacity> capacity() {
+    return capacity;
+  }
+
+  /** Counters drawn from the pool's counter sets (at most 2 entries). */
+  @FeatureGate(name = "DRAPartitionableDevices", stage = BETA)
+  public List<DeviceCounterConsumption> consumesCounters() {
+    return consumesCounters;
+  }
+
+  /** Per-device node selection (only with perDeviceNodeSelection). */
+  @FeatureGate(name = "DRAPartitionableDevices", stage = BETA)
+  public Optional<String> nodeName() {
+    return nodeName;
+  }
+
+  /** Per-device node selection (only with perDeviceNodeSelection). */
+  @FeatureGate(name = "DRAPartitionableDevices", stage = BETA)
+  public Optional<NodeSelector> nodeSelector() {
+    return nodeSelector;
+  }
+
+  /** Per-device node selection (only with perDeviceNodeSelection). */
+  @FeatureGate(name = "DRAPartitionableDevices", stage = BETA)
+  public boolean allNodes() {
+    return allNodes;
+  }
+
+  /** At most 16 (GA in Kubernetes 1.37, gate DRADeviceTaints). */
+  public List<DeviceTaint> taints() {
+    return taints;
+  }
+
+  /** Pin the allocation to the chosen node (binding conditions). */
+  @FeatureGate(name = "DRADeviceBindingConditions", stage = BETA)
+  public boolean bindsToNode() {
+    return bindsToNode;
+  }
+
+  /** At most 4, set together with bindingFailureConditions. */
+  @FeatureGate(name = "DRADeviceBindingConditions", stage = BETA)
+  public List<String> bindingConditions() {
+    return bindingConditions;
+  }
+
+  /** At most 4. */
+  @FeatureGate(name = "DRADeviceBindingConditions", stage = BETA)
+  public List<String> bindingFailureConditions() {
+    return bindingFailureConditions;
+  }
+
+  /** The device can be shared by several claims (consumable capacity). */
+  @FeatureGate(name = "DRAConsumableCapacity", stage = BETA)
+  public boolean allowMultipleAllocations() {
+    return allowMultipleAllocations;
+  }
+
+  /** Node-allocatable resources (such as {@code cpu}) that allocating the device accounts for. */
+  @FeatureGate(name = "DRANodeAllocatableResources", stage = ALPHA)
+  public Map<String, NodeAllocatableResource> nodeAllocatableResources() {
+    return nodeAllocatableResources;
+  }
+
+  /**
+   * Fields of a newer Kubernetes that this version does not model, kept for write-back. They are
+   * not part of {@code equals}: a newer API server's defaults must not make a stored value differ
+   * from the one a driver publishes.
+   */
+  public Map<String, Object> unknownFields() {
+    return unknownFields;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof Device d
+        && name.equals(d.name)
+        && attributes.equals(d.attributes)
+        && capacity.equals(d.capacity)
+        && consumesCounters.equals(d.consumesCounters)
+        && nodeName.equals(d.nodeName)
+        && nodeSelector.equals(d.nodeSelector)
+        && allNodes == d.allNodes
+        && taints.equals(d.taints)
+        && bindsToNode == d.bindsToNode
+        && bindingConditions.equals(d.bindingConditions)
+        && bindingFailureConditions.equals(d.bindingFailureConditions)
+        && allowMultipleAllocations == d.allowMultipleAllocations
+        && nodeAllocatableResources.equals(d.nodeAllocatableResources);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(
+        name,
+        attributes,
+        capacity,
+        consumesCounters,
+        nodeName,
+        nodeSelector,
+        allNodes,
+        taints,
+        bindsToNode,
+        bindingConditions,
+        bindingFailureConditions,
+        allowMultipleAllocations,
+        nodeAllocatableResources);
+  }
+
+  @Override
+  public String toString() {
+    return "Device[name="
+        + name
+        + ", attributes="
+        + attributes
+        + ", capacity="
+        + capacity
+        + ", consumesCounters="
+        + consumesCounters
+        + ", nodeName="
+        + nodeName
+        + ", nodeSelector="
+        + nodeSelector
+        + ", allNodes="
+        + allNodes
+        + ", taints="
+        + taints
+        + ", bindsToNode="
+        + bindsToNode
+        + ", bindingConditions="
+        + bindingConditions
+        + ", bindingFailureConditions="
+        + bindingFailureConditions
+        + ", allowMultipleAllocations="
+        + allowMultipleAllocations
+        + ", nodeAllocatableResources="
+        + nodeAllocatableResources
+        + Maps.unknown(unknownFields)
+        + "]";
   }
 
   /** A builder for a device with the given name. */
@@ -179,21 +338,25 @@ public record Device(
       return capacity(qualifiedName, DeviceCapacity.of(value));
     }
 
+    @FeatureGate(name = "DRAPartitionableDevices", stage = BETA)
     public Builder consumesCounters(DeviceCounterConsumption consumption) {
       consumesCounters.add(consumption);
       return this;
     }
 
+    @FeatureGate(name = "DRAPartitionableDevices", stage = BETA)
     public Builder nodeName(String value) {
       nodeName = Optional.of(value);
       return this;
     }
 
+    @FeatureGate(name = "DRAPartitionableDevices", stage = BETA)
     public Builder nodeSelector(NodeSelector value) {
       nodeSelector = Optional.of(value);
       return this;
     }
 
+    @FeatureGate(name = "DRAPartitionableDevices", stage = BETA)
     public Builder allNodes(boolean value) {
       allNodes = value;
       return this;
@@ -210,11 +373,13 @@ public record Device(
       return this;
     }
 
+    @FeatureGate(name = "DRADeviceBindingConditions", stage = BETA)
     public Builder bindsToNode(boolean value) {
       bindsToNode = value;
       return this;
     }
 
+    @FeatureGate(name = "DRADeviceBindingConditions", stage = BETA)
     public Builder bindingConditions(List<String> conditions, List<String> failureConditions) {
       bindingConditions.clear();
       bindingConditions.addAll(conditions);
@@ -223,11 +388,13 @@ public record Device(
       return this;
     }
 
+    @FeatureGate(name = "DRAConsumableCapacity", stage = BETA)
     public Builder allowMultipleAllocations(boolean value) {
       allowMultipleAllocations = value;
       return this;
     }
 
+    @FeatureGate(name = "DRANodeAllocatableResources", stage = ALPHA)
     public Builder nodeAllocatableResource(String resource, NodeAllocatableResource value) {
       nodeAllocatableResources.put(resource, value);
       return this;

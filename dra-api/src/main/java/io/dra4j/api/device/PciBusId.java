@@ -11,10 +11,8 @@ import java.util.regex.Pattern;
  * dra4j: providers parse what their tools print with {@link #parse}, the topology enricher reads
  * sysfs names with it, and the runtime's slice validator checks published values against {@link
  * #PATTERN}.
- *
- * @param value the canonical form
  */
-public record PciBusId(String value) {
+public final class PciBusId {
 
   /** The standard's pattern; a published {@code pciBusID} must match it as it is. */
   public static final Pattern PATTERN =
@@ -27,12 +25,14 @@ public record PciBusId(String value) {
   private static final Pattern LOOSE =
       Pattern.compile("^([0-9a-f]{1,8}):([0-9a-f]{2}:[0-9a-f]{2}\\.[0-9a-f])$");
 
-  public PciBusId {
-    Objects.requireNonNull(value, "pciBusID");
+  private final String value;
+
+  private PciBusId(String value) {
     if (!PATTERN.matcher(value).matches()) {
       throw new IllegalArgumentException(
           "pciBusID \"" + value + "\" must match " + PATTERN.pattern() + " (e.g. 0000:3b:00.0)");
     }
+    this.value = value;
   }
 
   /**
@@ -62,6 +62,11 @@ public record PciBusId(String value) {
     return PATTERN.matcher(text).matches();
   }
 
+  /** The canonical form, e.g. {@code 0000:3b:00.0}. */
+  public String value() {
+    return value;
+  }
+
   /** The domain, e.g. {@code 0000}. */
   public String domain() {
     return value.substring(0, 4);
@@ -70,6 +75,16 @@ public record PciBusId(String value) {
   /** The bus, e.g. {@code 3b}. */
   public String bus() {
     return value.substring(5, 7);
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof PciBusId p && value.equals(p.value);
+  }
+
+  @Override
+  public int hashCode() {
+    return value.hashCode();
   }
 
   @Override

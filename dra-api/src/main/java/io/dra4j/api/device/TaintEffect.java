@@ -1,8 +1,13 @@
 package io.dra4j.api.device;
 
 import com.fasterxml.jackson.annotation.JsonValue;
+import java.util.Optional;
 
-/** Effect of a device taint. */
+/**
+ * The effects of a device taint that this version of dra4j knows. The API may add effects: a taint
+ * read from the server keeps the spelling it came with ({@link DeviceTaint#effectName()}) and acts
+ * as {@link #NONE} here, as the API tells consumers to treat an unknown effect.
+ */
 public enum TaintEffect {
   /** Informational only (Kubernetes 1.35+): a dry run that neither blocks nor evicts. */
   NONE("None"),
@@ -23,7 +28,23 @@ public enum TaintEffect {
     return apiName;
   }
 
-  /** Parses the API spelling; consumers must treat unknown effects as None, so this does too. */
+  /** The known effect with this API spelling, if there is one. */
+  public static Optional<TaintEffect> find(String apiName) {
+    for (TaintEffect e : values()) {
+      if (e.apiName.equals(apiName)) {
+        return Optional.of(e);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Parses a setting's value: the API spelling or the constant's name in any case ({@code
+   * no_schedule}).
+   *
+   * @throws IllegalArgumentException for a value that names no known effect: a driver's own setting
+   *     must not guess
+   */
   public static TaintEffect fromApiName(String name) {
     for (TaintEffect e : values()) {
       if (e.apiName.equals(name) || e.name().equalsIgnoreCase(name)) {

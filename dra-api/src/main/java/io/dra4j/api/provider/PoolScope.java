@@ -1,16 +1,16 @@
 package io.dra4j.api.provider;
 
+import static io.dra4j.api.feature.FeatureGate.Stage.BETA;
+
 import io.dra4j.api.device.NodeSelector;
+import io.dra4j.api.feature.FeatureGate;
 import java.util.Objects;
 import java.util.Optional;
 
 /**
  * Where the devices of a pool can be used: exactly one of the ResourceSlice node-selection forms.
- *
- * @param kind the form
- * @param nodeSelector set for {@link Kind#NODE_SELECTOR}
  */
-public record PoolScope(Kind kind, Optional<NodeSelector> nodeSelector) {
+public final class PoolScope {
 
   /** The node-selection forms of a ResourceSlice. */
   public enum Kind {
@@ -24,28 +24,57 @@ public record PoolScope(Kind kind, Optional<NodeSelector> nodeSelector) {
     PER_DEVICE
   }
 
-  public PoolScope {
-    Objects.requireNonNull(kind, "kind");
-    Objects.requireNonNull(nodeSelector, "nodeSelector");
-    if ((kind == Kind.NODE_SELECTOR) != nodeSelector.isPresent()) {
-      throw new IllegalArgumentException(
-          "a node selector is required for NODE_SELECTOR, and only for it");
-    }
+  private static final PoolScope NODE = new PoolScope(Kind.NODE, Optional.empty());
+  private static final PoolScope ALL_NODES = new PoolScope(Kind.ALL_NODES, Optional.empty());
+  private static final PoolScope PER_DEVICE = new PoolScope(Kind.PER_DEVICE, Optional.empty());
+
+  private final Kind kind;
+  private final Optional<NodeSelector> nodeSelector;
+
+  private PoolScope(Kind kind, Optional<NodeSelector> nodeSelector) {
+    this.kind = kind;
+    this.nodeSelector = nodeSelector;
   }
 
   public static PoolScope node() {
-    return new PoolScope(Kind.NODE, Optional.empty());
+    return NODE;
   }
 
   public static PoolScope allNodes() {
-    return new PoolScope(Kind.ALL_NODES, Optional.empty());
+    return ALL_NODES;
   }
 
   public static PoolScope nodeSelector(NodeSelector selector) {
     return new PoolScope(Kind.NODE_SELECTOR, Optional.of(selector));
   }
 
+  @FeatureGate(name = "DRAPartitionableDevices", stage = BETA)
   public static PoolScope perDevice() {
-    return new PoolScope(Kind.PER_DEVICE, Optional.empty());
+    return PER_DEVICE;
+  }
+
+  /** The form. */
+  public Kind kind() {
+    return kind;
+  }
+
+  /** Set for {@link Kind#NODE_SELECTOR}. */
+  public Optional<NodeSelector> nodeSelector() {
+    return nodeSelector;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof PoolScope s && kind == s.kind && nodeSelector.equals(s.nodeSelector);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(kind, nodeSelector);
+  }
+
+  @Override
+  public String toString() {
+    return "PoolScope[kind=" + kind + ", nodeSelector=" + nodeSelector + "]";
   }
 }

@@ -8,33 +8,61 @@ import java.util.TreeMap;
 
 /**
  * What the runtime tells a provider about its surroundings. File-system roots are configurable so
- * discovery can run on a fake sysfs tree in tests, or on a host mount inside a container.
- *
- * @param driverName the DRA driver name, e.g. {@code gpu.example.com}
- * @param nodeName the node this driver runs on; node-local pools are usually named after it
- * @param config provider settings from flags, environment or a config file ({@code devices=8})
- * @param sysfsRoot where the host's {@code /sys} is visible
- * @param devRoot where the host's {@code /dev} is visible (required device nodes are checked here)
- * @param pluginDataDir a private directory that survives restarts
- * @param inventoryListener notified by {@link #inventoryChanged()}
+ * discovery can run on a fake sysfs tree in tests, or on a host mount inside a container. The
+ * runtime builds it; a provider's tests use {@link #builder(String, String)}.
  */
-public record ProviderContext(
-    String driverName,
-    String nodeName,
-    Map<String, String> config,
-    Path sysfsRoot,
-    Path devRoot,
-    Path pluginDataDir,
-    Runnable inventoryListener) {
+public final class ProviderContext {
+  private final String driverName;
+  private final String nodeName;
+  private final Map<String, String> config;
+  private final Path sysfsRoot;
+  private final Path devRoot;
+  private final Path pluginDataDir;
+  private final Runnable inventoryListener;
 
-  public ProviderContext {
-    Objects.requireNonNull(driverName, "driverName");
-    Objects.requireNonNull(nodeName, "nodeName");
-    config = Map.copyOf(config);
-    Objects.requireNonNull(sysfsRoot, "sysfsRoot");
-    Objects.requireNonNull(devRoot, "devRoot");
-    Objects.requireNonNull(pluginDataDir, "pluginDataDir");
-    Objects.requireNonNull(inventoryListener, "inventoryListener");
+  private ProviderContext(Builder b) {
+    this.driverName = Objects.requireNonNull(b.driverName, "driverName");
+    this.nodeName = Objects.requireNonNull(b.nodeName, "nodeName");
+    this.config = Map.copyOf(b.config);
+    this.sysfsRoot = Objects.requireNonNull(b.sysfsRoot, "sysfsRoot");
+    this.devRoot = Objects.requireNonNull(b.devRoot, "devRoot");
+    this.pluginDataDir = Objects.requireNonNull(b.pluginDataDir, "pluginDataDir");
+    this.inventoryListener = Objects.requireNonNull(b.inventoryListener, "inventoryListener");
+  }
+
+  /** The DRA driver name, e.g. {@code gpu.example.com}. */
+  public String driverName() {
+    return driverName;
+  }
+
+  /** The node this driver runs on; node-local pools are usually named after it. */
+  public String nodeName() {
+    return nodeName;
+  }
+
+  /** Provider settings from flags, environment or a config file ({@code devices=8}). */
+  public Map<String, String> config() {
+    return config;
+  }
+
+  /** Where the host's {@code /sys} is visible. */
+  public Path sysfsRoot() {
+    return sysfsRoot;
+  }
+
+  /** Where the host's {@code /dev} is visible (required device nodes are checked here). */
+  public Path devRoot() {
+    return devRoot;
+  }
+
+  /** A private directory that survives restarts. */
+  public Path pluginDataDir() {
+    return pluginDataDir;
+  }
+
+  /** Notified by {@link #inventoryChanged()}. */
+  public Runnable inventoryListener() {
+    return inventoryListener;
   }
 
   /** A setting, if present. */
@@ -81,6 +109,41 @@ public record ProviderContext(
    */
   public void inventoryChanged() {
     inventoryListener.run();
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof ProviderContext c
+        && driverName.equals(c.driverName)
+        && nodeName.equals(c.nodeName)
+        && config.equals(c.config)
+        && sysfsRoot.equals(c.sysfsRoot)
+        && devRoot.equals(c.devRoot)
+        && pluginDataDir.equals(c.pluginDataDir)
+        && inventoryListener.equals(c.inventoryListener);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(
+        driverName, nodeName, config, sysfsRoot, devRoot, pluginDataDir, inventoryListener);
+  }
+
+  @Override
+  public String toString() {
+    return "ProviderContext[driverName="
+        + driverName
+        + ", nodeName="
+        + nodeName
+        + ", config="
+        + config
+        + ", sysfsRoot="
+        + sysfsRoot
+        + ", devRoot="
+        + devRoot
+        + ", pluginDataDir="
+        + pluginDataDir
+        + "]";
   }
 
   /** Where the host's {@code /sys} is visible unless the driver is told otherwise. */
@@ -140,8 +203,7 @@ public record ProviderContext(
     }
 
     public ProviderContext build() {
-      return new ProviderContext(
-          driverName, nodeName, config, sysfsRoot, devRoot, pluginDataDir, inventoryListener);
+      return new ProviderContext(this);
     }
   }
 }

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import org.junit.jupiter.api.Test;
 
 class ClaimRefTest {
-  private final ClaimRef ref = new ClaimRef("ns", "gpu", "u-1");
+  private final ClaimRef ref = ClaimRef.of("ns", "gpu", "u-1");
 
   @Test
   void namesTheClaimAsEveryLogLineDoes() {

@@ -39,10 +39,9 @@ class DeviceJsonTest {
     Device d =
         Device.builder("gpu-0-mig-0")
             .consumesCounters(
-                new DeviceCounterConsumption(
-                    "gpu-0-counters",
-                    Map.of("memory", Counter.of(Quantity.parse("1Gi"))),
-                    List.of("mig", "any")))
+                DeviceCounterConsumption.of(
+                        "gpu-0-counters", Map.of("memory", Counter.of(Quantity.parse("1Gi"))))
+                    .withCompatibilityGroups(List.of("mig", "any")))
             .build();
     JsonNode json = mapper.valueToTree(d);
     assertThat(json.toString())
@@ -53,10 +52,10 @@ class DeviceJsonTest {
     assertThat(mapper.treeToValue(json, Device.class)).isEqualTo(d);
     // No groups: the field is left out, as the API server leaves it out.
     DeviceCounterConsumption plain =
-        new DeviceCounterConsumption("s", Map.of("c", Counter.of(Quantity.of(1))));
+        DeviceCounterConsumption.of("s", Map.of("c", Counter.of(Quantity.of(1))));
     assertThat(mapper.valueToTree(plain).has("compatibilityGroups")).isFalse();
     assertThat(mapper.readValue("{\"counterSet\":\"s\"}", DeviceCounterConsumption.class))
-        .isEqualTo(new DeviceCounterConsumption("s", Map.of()));
+        .isEqualTo(DeviceCounterConsumption.of("s", Map.of()));
   }
 
   @Test

@@ -27,7 +27,6 @@ class PciBusIdTest {
         .hasMessageContaining("\"10000:e0:00.0\"")
         .hasMessageContaining("must match");
     assertThatThrownBy(() -> PciBusId.parse("0000:00:01")).hasMessageContaining("\"0000:00:01\"");
-    assertThatThrownBy(() -> new PciBusId("0000:3B:00.0")).hasMessageContaining("must match");
   }
 
   @Test

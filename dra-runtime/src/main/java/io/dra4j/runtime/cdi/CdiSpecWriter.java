@@ -105,8 +105,7 @@ public final class CdiSpecWriter {
       ContainerEdits checkedClaimEdits = nodeCheck.checkClaimEdits(claim, claimEdits);
       for (PreparedDevice p : devices) {
         ContainerEdits e = nodeCheck.check(claim, p.device().device(), p.edits());
-        checked.add(
-            e == p.edits() ? p : new PreparedDevice(p.device(), e, p.status(), p.recorded()));
+        checked.add(e == p.edits() ? p : p.withEdits(e));
       }
       result = ClaimSpec.build(kind, claim, checked, checkedClaimEdits);
     } catch (IllegalArgumentException e) {

@@ -146,7 +146,7 @@ public final class DeviceNodeCheck {
     if (kept.size() == edits.deviceNodes().size()) {
       return edits;
     }
-    return new ContainerEdits(edits.env(), kept, edits.mounts(), edits.hooks());
+    return edits.withDeviceNodes(kept);
   }
 
   static NodeState probeFileSystem(Path path) throws IOException {

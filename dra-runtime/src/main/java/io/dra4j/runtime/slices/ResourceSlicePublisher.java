@@ -24,8 +24,8 @@ import java.util.Optional;
  * try (ResourceSlicePublisher publisher =
  *     ResourceSlicePublisher.builder(client, "fabric.example.com").start()) {
  *   publisher.publish(List.of(
- *       new Pool("rack-a", ports, List.of(), PoolScope.nodeSelector(rackA)),
- *       new Pool("shared", accelerators, List.of(), PoolScope.allNodes())));
+ *       Pool.builder("rack-a").devices(ports).scope(PoolScope.nodeSelector(rackA)).build(),
+ *       Pool.builder("shared").devices(accelerators).scope(PoolScope.allNodes()).build()));
  *   ... // publish again whenever the devices change; close() leaves the slices in place
  * }
  * }</pre>

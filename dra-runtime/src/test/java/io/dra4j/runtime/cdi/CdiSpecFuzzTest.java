@@ -18,7 +18,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 
 /**
@@ -28,7 +27,7 @@ import org.junit.jupiter.api.AfterAll;
  * driver's kind naming every returned device id. Nothing else, and no temporary file behind.
  */
 class CdiSpecFuzzTest {
-  static final ClaimRef CLAIM = new ClaimRef("ns", "claim", "3f0b9a52-7a5e-4c59-a3b1-0d3c2e4f5a6b");
+  static final ClaimRef CLAIM = ClaimRef.of("ns", "claim", "3f0b9a52-7a5e-4c59-a3b1-0d3c2e4f5a6b");
   private static Path dir;
   private static CdiSpecWriter writer;
 
@@ -113,21 +112,25 @@ class CdiSpecFuzzTest {
           node.required(data.consumeBoolean());
           b.deviceNode(node.build());
         }
-        case 2 ->
-            b.mount(
-                new Mount(
-                    data.consumeString(60),
-                    data.consumeString(60),
-                    data.consumeBoolean() ? Optional.of(data.consumeString(10)) : Optional.empty(),
-                    List.of(data.consumeString(10))));
-        case 3 ->
-            b.hook(
-                new Hook(
-                    data.pickValue(List.copyOf(new java.util.TreeSet<>(Hook.NAMES))),
-                    data.consumeString(60),
-                    List.of(data.consumeString(20)),
-                    List.of(data.consumeString(20)),
-                    data.consumeBoolean() ? Optional.of(data.consumeInt()) : Optional.empty()));
+        case 2 -> {
+          Mount.Builder m = Mount.builder(data.consumeString(60), data.consumeString(60));
+          if (data.consumeBoolean()) {
+            m.type(data.consumeString(10));
+          }
+          b.mount(m.options(List.of(data.consumeString(10))).build());
+        }
+        case 3 -> {
+          Hook.Builder h =
+              Hook.builder(
+                      data.pickValue(List.copyOf(new java.util.TreeSet<>(Hook.NAMES))),
+                      data.consumeString(60))
+                  .args(List.of(data.consumeString(20)))
+                  .env(List.of(data.consumeString(20)));
+          if (data.consumeBoolean()) {
+            h.timeout(data.consumeInt());
+          }
+          b.hook(h.build());
+        }
         default -> b.env("VAR_" + i, data.consumeString(200));
       }
     }

@@ -8,7 +8,6 @@ import io.dra4j.api.cdi.DeviceNode;
 import io.dra4j.api.cdi.Hook;
 import io.dra4j.api.cdi.Mount;
 import java.util.List;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class CdiSpecTest {
@@ -20,27 +19,28 @@ class CdiSpecTest {
         ContainerEdits.builder()
             .env("GPU", "0")
             .deviceNode(
-                new DeviceNode(
-                    "/dev/gpu0",
-                    Optional.of("/dev/nvidia0"),
-                    Optional.of("c"),
-                    Optional.of(195L),
-                    Optional.of(0L),
-                    Optional.of("rw"),
-                    Optional.of(0666),
-                    Optional.of(0),
-                    Optional.of(44),
-                    true))
+                DeviceNode.builder("/dev/gpu0")
+                    .hostPath("/dev/nvidia0")
+                    .type("c")
+                    .major(195L)
+                    .minor(0L)
+                    .permissions("rw")
+                    .fileMode(0666)
+                    .owner(0, 44)
+                    .build())
             .deviceNode(DeviceNode.optional("/dev/gpu-extra"))
-            .mount(new Mount("/lib/a.so", "/usr/lib/a.so", Optional.of("bind"), List.of("ro")))
-            .mount(new Mount("/lib/b.so", "/usr/lib/b.so", Optional.empty(), List.of()))
+            .mount(
+                Mount.builder("/lib/a.so", "/usr/lib/a.so")
+                    .type("bind")
+                    .options(List.of("ro"))
+                    .build())
+            .mount(Mount.builder("/lib/b.so", "/usr/lib/b.so").build())
             .hook(
-                new Hook(
-                    "createContainer",
-                    "/usr/bin/hook",
-                    List.of("hook", "x"),
-                    List.of("E=1"),
-                    Optional.of(10)))
+                Hook.builder("createContainer", "/usr/bin/hook")
+                    .args(List.of("hook", "x"))
+                    .env(List.of("E=1"))
+                    .timeout(10)
+                    .build())
             .hook(Hook.createContainer("/usr/bin/h2", List.of()))
             .build();
     CdiSpec spec =
@@ -105,74 +105,37 @@ class CdiSpecTest {
         node(DeviceNode.builder("/dev/x").hostPath("").build()),
         "hostPath \"\" must be an absolute path");
     assertEditRejected(
-        node(
-            new DeviceNode(
-                "/dev/x",
-                Optional.empty(),
-                Optional.of("x"),
-                Optional.empty(),
-                Optional.empty(),
-                Optional.empty(),
-                Optional.empty(),
-                Optional.empty(),
-                Optional.empty(),
-                true)),
+        node(DeviceNode.builder("/dev/x").type("x").build()),
         "type \"x\" must be one of b, c, u, p");
     assertEditRejected(
-        node(
-            new DeviceNode(
-                "/dev/x",
-                Optional.empty(),
-                Optional.empty(),
-                Optional.of(1L),
-                Optional.of(3L),
-                Optional.empty(),
-                Optional.empty(),
-                Optional.empty(),
-                Optional.empty(),
-                true)),
+        node(DeviceNode.builder("/dev/x").major(1L).minor(3L).build()),
         "major and minor need a type");
     assertEditRejected(
-        node(
-            new DeviceNode(
-                "/dev/x",
-                Optional.empty(),
-                Optional.of("c"),
-                Optional.of(1L),
-                Optional.empty(),
-                Optional.empty(),
-                Optional.empty(),
-                Optional.empty(),
-                Optional.empty(),
-                true)),
+        node(DeviceNode.builder("/dev/x").type("c").major(1L).build()),
         "major and minor must be given together");
     assertEditRejected(
         node(DeviceNode.builder("/dev/x").owner(-1, 0).build()), "uid -1 must not be negative");
     assertEditRejected(
         node(DeviceNode.builder("/dev/x").fileMode(010000).build()), "fileMode 4096");
     assertEditRejected(
-        ContainerEdits.builder().mount(new Mount("", "/x", Optional.empty(), List.of())).build(),
+        ContainerEdits.builder().mount(Mount.builder("", "/x").build()).build(),
         "mounts[0] (/x): hostPath must not be empty");
     assertEditRejected(
-        ContainerEdits.builder().mount(new Mount("/a", "x", Optional.empty(), List.of())).build(),
+        ContainerEdits.builder().mount(Mount.builder("/a", "x").build()).build(),
         "containerPath \"x\" must be an absolute path");
     assertEditRejected(
-        ContainerEdits.builder().mount(new Mount("/a", "/x", Optional.of(""), List.of())).build(),
+        ContainerEdits.builder().mount(Mount.builder("/a", "/x").type("").build()).build(),
         "type must not be empty");
     assertEditRejected(
-        ContainerEdits.builder()
-            .hook(new Hook("poststop", "hook", List.of(), List.of(), Optional.empty()))
-            .build(),
+        ContainerEdits.builder().hook(Hook.builder("poststop", "hook").build()).build(),
         "hooks[0] (poststop hook): path \"hook\" must be an absolute path");
     assertEditRejected(
         ContainerEdits.builder()
-            .hook(new Hook("poststop", "/h", List.of(), List.of("NOVALUE"), Optional.empty()))
+            .hook(Hook.builder("poststop", "/h").env(List.of("NOVALUE")).build())
             .build(),
         "env[0] \"NOVALUE\" must have the form KEY=VALUE");
     assertEditRejected(
-        ContainerEdits.builder()
-            .hook(new Hook("poststop", "/h", List.of(), List.of(), Optional.of(0)))
-            .build(),
+        ContainerEdits.builder().hook(Hook.builder("poststop", "/h").timeout(0).build()).build(),
         "timeout 0 must be positive");
   }
 

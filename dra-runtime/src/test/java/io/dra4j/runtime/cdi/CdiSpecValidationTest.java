@@ -18,7 +18,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -42,7 +41,7 @@ class CdiSpecValidationTest {
   }
 
   private static ClaimRef claim(String uid) {
-    return new ClaimRef("team-a", "train-job", uid);
+    return ClaimRef.of("team-a", "train-job", uid);
   }
 
   private static PreparedDevice prepared(String device, ContainerEdits edits) {
@@ -50,16 +49,7 @@ class CdiSpecValidationTest {
   }
 
   private static AllocatedDevice shared(String device, String shareId) {
-    return new AllocatedDevice(
-        "gpu",
-        Optional.empty(),
-        "node-1",
-        device,
-        false,
-        List.of(),
-        Optional.of(shareId),
-        Map.of(),
-        Optional.empty());
+    return AllocatedDevice.builder("gpu", "node-1", device).shareId(shareId).build();
   }
 
   @Test
@@ -146,14 +136,17 @@ class CdiSpecValidationTest {
             .build();
     ContainerEdits claimWide =
         ContainerEdits.builder()
-            .mount(new Mount(lib.toString(), "/opt/typed", Optional.of("bind"), List.of("ro")))
+            .mount(
+                Mount.builder(lib.toString(), "/opt/typed")
+                    .type("bind")
+                    .options(List.of("ro"))
+                    .build())
             .hook(
-                new Hook(
-                    "createContainer",
-                    "/usr/bin/true",
-                    List.of("true", "--from-dra4j"),
-                    List.of("HOOK_DEBUG=false"),
-                    Optional.of(5)))
+                Hook.builder("createContainer", "/usr/bin/true")
+                    .args(List.of("true", "--from-dra4j"))
+                    .env(List.of("HOOK_DEBUG=false"))
+                    .timeout(5)
+                    .build())
             .build();
     ClaimSpec cs =
         writer(Path.of("/dev"))

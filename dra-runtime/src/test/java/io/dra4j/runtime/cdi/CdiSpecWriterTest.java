@@ -48,7 +48,7 @@ class CdiSpecWriterTest {
   }
 
   private static ClaimRef claim(String uid) {
-    return new ClaimRef("ns", "claim", uid);
+    return ClaimRef.of("ns", "claim", uid);
   }
 
   private static List<PreparedDevice> oneDevice(ContainerEdits edits) {

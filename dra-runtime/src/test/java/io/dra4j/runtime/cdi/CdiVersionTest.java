@@ -12,7 +12,6 @@ import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,8 +38,8 @@ class CdiVersionTest {
 
   @Test
   void mountTypeNeeds040() {
-    Mount typed = new Mount("/src", "/dst", Optional.of("bind"), List.of());
-    Mount untyped = new Mount("/src", "/dst", Optional.empty(), List.of("bind"));
+    Mount typed = Mount.builder("/src", "/dst").type("bind").build();
+    Mount untyped = Mount.builder("/src", "/dst").options(List.of("bind")).build();
     ContainerEdits withTyped = ContainerEdits.builder().mount(typed).build();
     ContainerEdits withUntyped = ContainerEdits.builder().mount(untyped).build();
 
@@ -138,7 +137,7 @@ class CdiVersionTest {
     assertThat(CdiVersion.minimumFor(EnumSet.allOf(CdiFeature.class))).isEqualTo(CdiVersion.V0_7_0);
     ContainerEdits all =
         ContainerEdits.builder()
-            .mount(new Mount("/a", "/b", Optional.of("bind"), List.of()))
+            .mount(Mount.builder("/a", "/b").type("bind").build())
             .deviceNode(DeviceNode.builder("/dev/x").hostPath("/dev/null").build())
             .build();
     assertThat(CdiFeature.usedBy(spec("1", all, ContainerEdits.NONE)))

@@ -11,27 +11,17 @@ import io.dra4j.api.claim.PreparedDevice;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class ClaimSpecTest {
   private static final CdiKind KIND = CdiKind.forDriver("gpu.example.com");
   private static final String UID = "6f1c2a9e-1111-4000-8000-000000000002";
-  private static final ClaimRef CLAIM = new ClaimRef("ns", "c", UID);
+  private static final ClaimRef CLAIM = ClaimRef.of("ns", "c", UID);
   private static final ContainerEdits ENV = ContainerEdits.builder().env("A", "1").build();
 
   private static AllocatedDevice dev(String request, String pool, String device, String shareId) {
-    return new AllocatedDevice(
-        request,
-        Optional.empty(),
-        pool,
-        device,
-        false,
-        List.of(),
-        Optional.ofNullable(shareId),
-        Map.of(),
-        Optional.empty());
+    AllocatedDevice.Builder b = AllocatedDevice.builder(request, pool, device);
+    return (shareId == null ? b : b.shareId(shareId)).build();
   }
 
   private static List<String> names(AllocatedDevice... devices) {
@@ -144,7 +134,7 @@ class ClaimSpecTest {
               () ->
                   ClaimSpec.build(
                       KIND,
-                      new ClaimRef("ns", "c", uid),
+                      ClaimRef.of("ns", "c", uid),
                       List.of(PreparedDevice.of(dev("gpu", "p", "gpu-0", null), ENV)),
                       ContainerEdits.NONE))
           .as(uid)

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class DeviceNodeCheckTest {
-  private static final ClaimRef CLAIM = new ClaimRef("ns", "name", "uid-1");
+  private static final ClaimRef CLAIM = ClaimRef.of("ns", "name", "uid-1");
   private static final Path HOST_DEV = Path.of("/host/dev");
 
   @TempDir Path tmp;

@@ -791,7 +791,7 @@ final class Search {
     if (fields.isEmpty() && expressions.isEmpty()) {
       return Optional.empty();
     }
-    return Optional.of(new NodeSelector(List.of(new NodeSelector.Term(expressions, fields))));
+    return Optional.of(NodeSelector.of(List.of(NodeSelector.Term.of(expressions, fields))));
   }
 
   private static void addNew(

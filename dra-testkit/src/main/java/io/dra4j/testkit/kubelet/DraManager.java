@@ -228,7 +228,7 @@ public final class DraManager {
       if (e == null) {
         e =
             new Entry(
-                new ClaimRef(ns, claim.metadata().name(), claim.metadata().uid()), skips(claim));
+                ClaimRef.of(ns, claim.metadata().name(), claim.metadata().uid()), skips(claim));
         claims.put(key, e);
       }
       e.pods.add(podUid);

@@ -319,7 +319,7 @@ final class SimulatorCli implements Callable<Integer> {
       if (parts.length != 3 || parts[0].isEmpty() || parts[1].isEmpty() || parts[2].isEmpty()) {
         throw new IllegalArgumentException("claim \"" + spec + "\" must be NAMESPACE/NAME/UID");
       }
-      claims.add(new ClaimRef(parts[0], parts[1], parts[2]));
+      claims.add(ClaimRef.of(parts[0], parts[1], parts[2]));
     }
     return claims;
   }

@@ -199,7 +199,9 @@ public final class PublishedSlices {
                       ? PoolScope.perDevice()
                       : PoolScope.nodeSelector(first.spec().nodeSelector().orElseThrow());
       PoolValidation v =
-          PoolValidator.validate(driver, new Pool(pool, devices, counterSets, scope));
+          PoolValidator.validate(
+              driver,
+              Pool.builder(pool).devices(devices).counterSets(counterSets).scope(scope).build());
       check(
           v.errors().isEmpty(),
           "the published pool %s, validated as a whole: %s",

@@ -319,11 +319,10 @@ class AllocatorTest {
   @Test
   void networkAttachedDevicesCarryTheSliceSelectorOrNothing() {
     NodeSelector rack =
-        new NodeSelector(
+        NodeSelector.of(
             List.of(
-                new NodeSelector.Term(
-                    List.of(new NodeSelector.Requirement("rack", "In", List.of("r1"))),
-                    List.of())));
+                NodeSelector.Term.of(
+                    List.of(NodeSelector.Requirement.of("rack", "In", List.of("r1"))), List.of())));
     ResourceSlice rackSlice =
         slice("rack")
             .driver("net.example.com")
@@ -475,8 +474,10 @@ class AllocatorTest {
                     "gpu",
                     Fixtures.tolerating(
                         "gpu.example.com",
-                        new io.dra4j.api.device.DeviceToleration(
-                            "k", "Exists", null, Optional.empty(), Optional.empty())))),
+                        io.dra4j.api.device.DeviceToleration.builder()
+                            .key("k")
+                            .operator("Exists")
+                            .build()))),
             List.of(),
             List.of(
                 DeviceClaimConfiguration.opaque(

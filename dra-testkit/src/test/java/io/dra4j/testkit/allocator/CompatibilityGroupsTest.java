@@ -42,8 +42,8 @@ class CompatibilityGroupsTest {
         slice("counters")
             .pool(NODE, 1, 2)
             .counters(
-                new CounterSet("gpu-0", Map.of("slots", Counter.of(Quantity.of(4)))),
-                new CounterSet("gpu-1", Map.of("slots", Counter.of(Quantity.of(4)))))
+                CounterSet.of("gpu-0", Map.of("slots", Counter.of(Quantity.of(4)))),
+                CounterSet.of("gpu-1", Map.of("slots", Counter.of(Quantity.of(4)))))
             .build();
     return List.of(counters, slice("devices").pool(NODE, 1, 2).devices(devices).build());
   }
@@ -52,8 +52,8 @@ class CompatibilityGroupsTest {
   private static Device quarter(String name, String set, String... groups) {
     return device(name)
         .consumesCounters(
-            new DeviceCounterConsumption(
-                set, Map.of("slots", Counter.of(Quantity.of(1))), List.of(groups)))
+            DeviceCounterConsumption.of(set, Map.of("slots", Counter.of(Quantity.of(1))))
+                .withCompatibilityGroups(List.of(groups)))
         .build();
   }
 
@@ -156,8 +156,8 @@ class CompatibilityGroupsTest {
             .allowMultipleAllocations(true)
             .capacity("memory", Quantity.parse("8Gi"))
             .consumesCounters(
-                new DeviceCounterConsumption(
-                    "gpu-0", Map.of("slots", Counter.of(Quantity.of(1))), List.of("vgpu")))
+                DeviceCounterConsumption.of("gpu-0", Map.of("slots", Counter.of(Quantity.of(1))))
+                    .withCompatibilityGroups(List.of("vgpu")))
             .build();
     List<ResourceSlice> slices = gpu(shared, quarter("mig-0", "gpu-0", "mig"));
     ResourceClaim share =

@@ -126,7 +126,7 @@ class PoolsCountersConstraintsTest {
     return Device.builder(name)
         .attribute("type", "partition")
         .consumesCounters(
-            new DeviceCounterConsumption(
+            DeviceCounterConsumption.of(
                 "gpu-0-counters",
                 Map.of(
                     "memory", Counter.of(q(memory)),
@@ -140,7 +140,7 @@ class PoolsCountersConstraintsTest {
         slice("gpu-counters")
             .pool(NODE, 1, 2)
             .counters(
-                new CounterSet(
+                CounterSet.of(
                     "gpu-0-counters",
                     Map.of(
                         "memory", Counter.of(q("80Gi")),

@@ -41,8 +41,9 @@ class TaintsAndCapacityTest {
   }
 
   private static DeviceToleration toleration(String key, String operator, TaintEffect effect) {
-    return new DeviceToleration(
-        key, operator, "bad", Optional.ofNullable(effect), Optional.empty());
+    DeviceToleration.Builder b =
+        DeviceToleration.builder().key(key).operator(operator).value("bad");
+    return (effect == null ? b : b.effect(effect)).build();
   }
 
   @Test
@@ -135,8 +136,12 @@ class TaintsAndCapacityTest {
   }
 
   private static DeviceCapacity ranged(String total, String def, String min, String step) {
-    return new DeviceCapacity(
-        q(total), Optional.of(CapacityRequestPolicy.range(q(def), q(min), null, q(step))));
+    return DeviceCapacity.of(q(total))
+        .withRequestPolicy(
+            CapacityRequestPolicy.builder()
+                .defaultValue(q(def))
+                .validRange(CapacityRequestPolicy.Range.of(q(min)).withStep(q(step)))
+                .build());
   }
 
   @Test
@@ -196,11 +201,9 @@ class TaintsAndCapacityTest {
   @Test
   void validValuesRoundToTheSmallestValueThatIsLargeEnough() {
     DeviceCapacity discrete =
-        new DeviceCapacity(
-            q("16"),
-            Optional.of(
-                CapacityRequestPolicy.validValues(
-                    q("1"), List.of(q("1"), q("2"), q("4"), q("8")))));
+        DeviceCapacity.of(q("16"))
+            .withRequestPolicy(
+                CapacityRequestPolicy.validValues(q("1"), List.of(q("1"), q("2"), q("4"), q("8"))));
     assertThat(Capacities.consumption(Optional.of(q("3")), discrete)).isEqualTo(q("4"));
     assertThat(Capacities.consumption(Optional.of(q("8")), discrete)).isEqualTo(q("8"));
 

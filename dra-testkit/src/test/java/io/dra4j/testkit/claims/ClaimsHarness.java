@@ -204,7 +204,7 @@ final class ClaimsHarness implements AutoCloseable {
                     null,
                     null));
     ResourceClaim stored = api.put(ResourceClaim.TYPE, claim);
-    return new ClaimRef(namespace, name, stored.metadata().uid());
+    return ClaimRef.of(namespace, name, stored.metadata().uid());
   }
 
   /** Regular files under a directory, relative names, sorted. */

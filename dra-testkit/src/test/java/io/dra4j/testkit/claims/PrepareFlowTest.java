@@ -95,7 +95,7 @@ class PrepareFlowTest {
   @Test
   void unprepareOfUnknownClaimSucceedsAndRemovesAStraySpec() throws Exception {
     PluginInstance plugin = h.start(provider);
-    ClaimRef unknown = new ClaimRef("ns", "never", "0f0f0f0f-0000-4000-8000-000000000001");
+    ClaimRef unknown = ClaimRef.of("ns", "never", "0f0f0f0f-0000-4000-8000-000000000001");
     Path stray = h.cdiDir.resolve("k8s." + DRIVER + "-claim_" + unknown.uid() + ".json");
     Files.writeString(stray, "{}");
 
@@ -125,16 +125,16 @@ class PrepareFlowTest {
     PluginInstance plugin = h.start(provider);
     ClaimRef good = h.seed("good", List.of(result("gpu", "node-a", "gpu-0")));
     ClaimRef replaced = h.seed("replaced", List.of(result("gpu", "node-a", "gpu-1")));
-    ClaimRef staleRef = new ClaimRef("ns", "replaced", "11111111-2222-4333-8444-555555555555");
+    ClaimRef staleRef = ClaimRef.of("ns", "replaced", "11111111-2222-4333-8444-555555555555");
     h.api.put(
         ResourceClaim.TYPE,
         ResourceClaim.of(io.dra4j.kube.ObjectMeta.named("ns", "unallocated"), null));
     ClaimRef unallocated =
-        new ClaimRef(
+        ClaimRef.of(
             "ns",
             "unallocated",
             h.api.object(ResourceClaim.TYPE, "ns", "unallocated").get().metadata().uid());
-    ClaimRef missing = new ClaimRef("ns", "missing", "22222222-2222-4333-8444-555555555555");
+    ClaimRef missing = ClaimRef.of("ns", "missing", "22222222-2222-4333-8444-555555555555");
 
     Map<String, ClaimResult> r = plugin.prepare(List.of(good, staleRef, unallocated, missing));
 
@@ -185,8 +185,10 @@ class PrepareFlowTest {
                     "gpu-0",
                     Optional.of(true),
                     List.of(
-                        new io.dra4j.api.device.DeviceToleration(
-                            "example.com/unhealthy", "Exists", null, null, null)),
+                        io.dra4j.api.device.DeviceToleration.builder()
+                            .key("example.com/unhealthy")
+                            .operator("Exists")
+                            .build()),
                     null,
                     null,
                     Optional.of(share),
@@ -222,7 +224,7 @@ class PrepareFlowTest {
                 result("container-1-request-0", "node-a", "gpu-1")),
             List.of(),
             Map.of(ResourceClaim.EXTENDED_RESOURCE_CLAIM_ANNOTATION, "true"));
-    ClaimRef ref = new ClaimRef("ns", claim.name(), claim.uid());
+    ClaimRef ref = ClaimRef.of("ns", claim.name(), claim.uid());
 
     ClaimResult r = plugin.prepare(List.of(ref)).get(ref.uid());
 

@@ -163,7 +163,7 @@ class RecoveryTest {
     assertThat(h.plugin.prepare(List.of(monitor)).get(monitor.uid()).isOk()).isTrue();
 
     // Unprepare hands the provider what the old version recorded.
-    ClaimRef old = new ClaimRef("team-a", "train-job", completedUid);
+    ClaimRef old = ClaimRef.of("team-a", "train-job", completedUid);
     assertThat(h.plugin.unprepare(List.of(old))).containsEntry(completedUid, Optional.empty());
     assertThat(provider.unprepareCalls.get(1).devices().get(0).recorded())
         .containsEntry("migUuid", "MIG-4f2e9d7c");

@@ -51,7 +51,12 @@ class StatusAndMetadataTest {
   private static DeviceStatus ready(String device) {
     return DeviceStatus.ready("Configured", "device " + device + " is ready")
         .withData(Map.of("partition", device + "-p"))
-        .withNetworkData(new NetworkDeviceData("eth-" + device, List.of("192.0.2.5/24"), "aa:bb"));
+        .withNetworkData(
+            NetworkDeviceData.builder()
+                .interfaceName("eth-" + device)
+                .ips(List.of("192.0.2.5/24"))
+                .hardwareAddress("aa:bb")
+                .build());
   }
 
   private List<AllocatedDeviceStatus> statusOf(String name) {
@@ -135,20 +140,20 @@ class StatusAndMetadataTest {
     List<Object[]> cases =
         List.of(
             new Object[] {
-              new DeviceStatus(
-                  List.of(new Condition("not ready", "True", "Ok", "")),
-                  Map.of(),
-                  Optional.empty()),
+              DeviceStatus.of(List.of(Condition.of("not ready", "True", "Ok", ""))),
               "conditions[0].type \"not ready\""
             },
             new Object[] {
-              new DeviceStatus(
-                  List.of(new Condition("Ready", "Yes", "Ok", "")), Map.of(), Optional.empty()),
+              DeviceStatus.of(List.of(Condition.of("Ready", "Yes", "Ok", ""))),
               "conditions[0].status \"Yes\" must be True, False or Unknown"
             },
             new Object[] {
               DeviceStatus.ready("Ok", "")
-                  .withNetworkData(new NetworkDeviceData("eth0", List.of("192.0.2.5"), "")),
+                  .withNetworkData(
+                      NetworkDeviceData.builder()
+                          .interfaceName("eth0")
+                          .ips(List.of("192.0.2.5"))
+                          .build()),
               "networkData.ips[0] \"192.0.2.5\" must be a valid address in CIDR form"
             },
             new Object[] {

@@ -141,8 +141,8 @@ class TestProvider implements DeviceProvider, TypedConfig {
   @Override
   public List<ConfigType<?>> configTypes() {
     return List.of(
-        new ConfigType<>(API_VERSION, "GpuConfig", GpuConfig.class),
-        new ConfigType<>(API_VERSION, "NicConfig", NicConfig.class));
+        ConfigType.of(API_VERSION, "GpuConfig", GpuConfig.class),
+        ConfigType.of(API_VERSION, "NicConfig", NicConfig.class));
   }
 
   @Override

@@ -167,10 +167,10 @@ class KubeletErrorMessagesTest {
     ClaimRef notAllocated = SeededClaims.pending(api, "pending");
     assertThat(error(notAllocated))
         .isEqualTo("claim " + notAllocated + " is not allocated (status.allocation is unset)");
-    ClaimRef missing = new ClaimRef("ns", "missing", "6b1a0a3e-0000-4000-8000-000000000000");
+    ClaimRef missing = ClaimRef.of("ns", "missing", "6b1a0a3e-0000-4000-8000-000000000000");
     assertThat(error(missing)).isEqualTo("cannot read ResourceClaim " + missing + ": not found");
     ClaimRef stored = seed("replaced", NODE, "gpu-0", null);
-    ClaimRef old = new ClaimRef("ns", "replaced", "6b1a0a3e-0000-4000-8000-000000000001");
+    ClaimRef old = ClaimRef.of("ns", "replaced", "6b1a0a3e-0000-4000-8000-000000000001");
     assertThat(error(old))
         .isEqualTo(
             "claim ns/replaced was replaced: expected uid "

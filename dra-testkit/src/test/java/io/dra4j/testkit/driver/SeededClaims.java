@@ -59,6 +59,6 @@ final class SeededClaims {
             status);
     ResourceClaim stored =
         api.put(ResourceClaim.TYPE, JSON.convertValue(claim, ResourceClaim.class));
-    return new ClaimRef("ns", name, stored.metadata().uid());
+    return ClaimRef.of("ns", name, stored.metadata().uid());
   }
 }

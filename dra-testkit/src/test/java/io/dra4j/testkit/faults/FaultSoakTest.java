@@ -300,7 +300,7 @@ class FaultSoakTest {
                     null,
                     null));
     ResourceClaim stored = api.put(ResourceClaim.TYPE, claim);
-    return new ClaimRef("soak", name, stored.metadata().uid());
+    return ClaimRef.of("soak", name, stored.metadata().uid());
   }
 
   /** One prepare then one unprepare, each retried until it succeeds, as the kubelet does. */

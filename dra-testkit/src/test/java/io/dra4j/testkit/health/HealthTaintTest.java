@@ -28,7 +28,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -104,8 +103,8 @@ class HealthTaintTest {
     assertThat(taintChanges).hasValue(1);
     assertThat(taintsOf("gpu-3"))
         .containsExactly(
-            new DeviceTaint(
-                KEY, "XID79", TaintEffect.NO_SCHEDULE, Optional.of("2026-03-01T10:00:05Z")));
+            DeviceTaint.of(KEY, "XID79", TaintEffect.NO_SCHEDULE)
+                .withTimeAdded("2026-03-01T10:00:05Z"));
     assertThat(taintsOf("gpu-2")).isEmpty();
 
     time.advance(Duration.ofSeconds(10));
@@ -182,11 +181,8 @@ class HealthTaintTest {
     second.health().markUnhealthy("gpu-1", "XID48", "");
     assertThat(device(dryRun.applyTaints(pools), "gpu-1").taints())
         .containsExactly(
-            new DeviceTaint(
-                "fake.dra4j.io/health-dry-run",
-                "XID48",
-                TaintEffect.NONE,
-                Optional.of("2026-03-01T10:00:01Z")));
+            DeviceTaint.of("fake.dra4j.io/health-dry-run", "XID48", TaintEffect.NONE)
+                .withTimeAdded("2026-03-01T10:00:01Z"));
     second.close();
   }
 

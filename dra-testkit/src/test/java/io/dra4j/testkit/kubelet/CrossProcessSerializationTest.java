@@ -82,13 +82,12 @@ class CrossProcessSerializationTest {
 
       CompletableFuture<Map<String, ClaimResult>> first =
           CompletableFuture.supplyAsync(
-              () -> parentPlugin.prepare(List.of(new ClaimRef("ns", "a", "uid-a"))),
+              () -> parentPlugin.prepare(List.of(ClaimRef.of("ns", "a", "uid-a"))),
               Harness.THREADS);
       assertThat(parentInside.await(20, TimeUnit.SECONDS)).isTrue();
       CompletableFuture<Map<String, ClaimResult>> second =
           CompletableFuture.supplyAsync(
-              () -> childPlugin.prepare(List.of(new ClaimRef("ns", "b", "uid-b"))),
-              Harness.THREADS);
+              () -> childPlugin.prepare(List.of(ClaimRef.of("ns", "b", "uid-b"))), Harness.THREADS);
       awaitLine(log, "child requested");
       // Best evidence that the child is blocked on the lock file and not merely slow: the kernel
       // lists its pending lock request. Ordering below is the proof either way.

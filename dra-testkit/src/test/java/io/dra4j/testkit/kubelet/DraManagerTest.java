@@ -173,7 +173,7 @@ class DraManagerTest {
             .replaceFirst(
                 "\"results\":\\[.*?\\]\\}", "\"results\":[" + String.join(",", results) + "]}");
     ResourceClaim stored = api.put(ResourceClaim.TYPE, read(json));
-    return new ClaimRef("ns", name, stored.metadata().uid());
+    return ClaimRef.of("ns", name, stored.metadata().uid());
   }
 
   @Test
@@ -316,7 +316,7 @@ class DraManagerTest {
                   .formatted(owner, java.util.UUID.randomUUID()));
     }
     ResourceClaim stored = api.put(ResourceClaim.TYPE, read(json));
-    return new ClaimRef("ns", name, stored.metadata().uid());
+    return ClaimRef.of("ns", name, stored.metadata().uid());
   }
 
   // ---- objects ----
@@ -353,7 +353,7 @@ class DraManagerTest {
   private ClaimRef claim(String name, Pod owner, Pod... users) {
     ResourceClaim stored =
         api.put(ResourceClaim.TYPE, read(claimJson(name, owner, reserved(users), true)));
-    return new ClaimRef("ns", name, stored.metadata().uid());
+    return ClaimRef.of("ns", name, stored.metadata().uid());
   }
 
   private static String reserved(Pod... users) {

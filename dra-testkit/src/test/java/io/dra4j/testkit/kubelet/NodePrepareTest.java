@@ -34,8 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
 /** NodePrepareResources / NodeUnprepareResources over v1 and v1beta1, through the simulator. */
 class NodePrepareTest {
 
-  private static final ClaimRef A = new ClaimRef("ns", "gpu-a", "uid-a");
-  private static final ClaimRef B = new ClaimRef("ns", "gpu-b", "uid-b");
+  private static final ClaimRef A = ClaimRef.of("ns", "gpu-a", "uid-a");
+  private static final ClaimRef B = ClaimRef.of("ns", "gpu-b", "uid-b");
 
   @TempDir Path tmp;
   Harness h;
@@ -211,7 +211,7 @@ class NodePrepareTest {
   @Test
   void claimWithoutUidIsRejectedAsInvalidArgument() throws Exception {
     PluginInstance plugin = h.register(h.server(service));
-    assertThatThrownBy(() -> plugin.prepare(List.of(A, new ClaimRef("ns", "x", ""))))
+    assertThatThrownBy(() -> plugin.prepare(List.of(A, ClaimRef.of("ns", "x", ""))))
         .isInstanceOfSatisfying(
             StatusRuntimeException.class,
             e -> {

@@ -38,7 +38,7 @@ import org.junit.jupiter.api.io.TempDir;
 class PluginRegistrationTest {
 
   private static final String POD_UID = "f358c92b-e974-4f29-a84f-6c64bec0949d";
-  private static final ClaimRef CLAIM = new ClaimRef("ns", "claim-0", "uid-0");
+  private static final ClaimRef CLAIM = ClaimRef.of("ns", "claim-0", "uid-0");
 
   @TempDir Path tmp;
   Harness h;

@@ -138,7 +138,7 @@ class PythonPeerTest {
       assertThat(plugin.endpoint()).isEqualTo(pluginDir.resolve("dra.sock"));
       driver.awaitLine("NotifyRegistrationStatus registered=True", LINE_WAIT);
 
-      ClaimRef claim = new ClaimRef("default", "py-claim", "0f0e0d0c-1111-4000-8000-000000000001");
+      ClaimRef claim = ClaimRef.of("default", "py-claim", "0f0e0d0c-1111-4000-8000-000000000001");
       ClaimResult r = plugin.prepare(List.of(claim)).get(claim.uid());
       assertThat(r.error()).isEmpty();
       assertThat(r.devices())

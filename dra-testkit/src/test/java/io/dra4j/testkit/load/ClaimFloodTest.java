@@ -178,6 +178,6 @@ class ClaimFloodTest {
                     null,
                     null,
                     null));
-    return new ClaimRef("flood", name, api.put(ResourceClaim.TYPE, claim).metadata().uid());
+    return ClaimRef.of("flood", name, api.put(ResourceClaim.TYPE, claim).metadata().uid());
   }
 }

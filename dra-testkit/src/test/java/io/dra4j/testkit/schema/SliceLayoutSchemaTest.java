@@ -20,6 +20,7 @@ import io.dra4j.api.device.StandardAttributes;
 import io.dra4j.api.device.TaintEffect;
 import io.dra4j.api.provider.Pool;
 import io.dra4j.api.provider.PoolScope;
+import io.dra4j.kube.KubeJson;
 import io.dra4j.kube.ObjectMeta;
 import io.dra4j.kube.OwnerReference;
 import io.dra4j.kube.ResourceSlice;
@@ -32,7 +33,6 @@ import io.dra4j.runtime.internal.slices.SliceNames;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
@@ -103,11 +103,8 @@ class SliceLayoutSchemaTest {
       if (i % 50 == 7) {
         b.taint(DeviceTaint.of(DRIVER + "/unhealthy", "XID79", TaintEffect.NO_EXECUTE))
             .taint(
-                new DeviceTaint(
-                    DRIVER + "/degraded",
-                    "",
-                    TaintEffect.NONE,
-                    Optional.of("2026-03-01T10:00:00Z")));
+                DeviceTaint.of(DRIVER + "/degraded", "", TaintEffect.NONE)
+                    .withTimeAdded("2026-03-01T10:00:00Z"));
       }
       if (i >= 250) {
         b.attribute(StandardAttributes.NUMA_NODE, DeviceAttribute.ofInts(List.of(0L, 1L)))
@@ -129,7 +126,7 @@ class SliceLayoutSchemaTest {
         IntStream.range(0, 10)
             .mapToObj(
                 g ->
-                    new CounterSet(
+                    CounterSet.of(
                         "gpu-" + g,
                         Map.of(
                             "memory", Counter.of(Quantity.ofBytes(80L << 30)),
@@ -143,7 +140,7 @@ class SliceLayoutSchemaTest {
                         .attribute("profile", "1g.10gb")
                         .capacity("memory", Quantity.ofBytes(10L << 30))
                         .consumesCounters(
-                            new DeviceCounterConsumption(
+                            DeviceCounterConsumption.of(
                                 "gpu-" + (i % 10),
                                 Map.of(
                                     "memory", Counter.of(Quantity.ofBytes(10L << 30)),
@@ -151,7 +148,10 @@ class SliceLayoutSchemaTest {
                         .build())
             .toList();
     List<ResourceSlice> slices =
-        publish(new Pool(NODE, devices, sets, PoolScope.node()), LayoutOptions.node(NODE), NODE);
+        publish(
+            Pool.builder(NODE).devices(devices).counterSets(sets).build(),
+            LayoutOptions.node(NODE),
+            NODE);
     assertThat(slices).hasSize(4);
     assertAllValid(slices);
   }
@@ -163,44 +163,42 @@ class SliceLayoutSchemaTest {
             .allowMultipleAllocations(true)
             .capacity(
                 "bandwidth",
-                new DeviceCapacity(
-                    q("100G"),
-                    Optional.of(CapacityRequestPolicy.range(q("1G"), q("1G"), q("100G"), q("1G")))))
+                DeviceCapacity.of(q("100G"))
+                    .withRequestPolicy(
+                        CapacityRequestPolicy.range(q("1G"), q("1G"), q("100G"), q("1G"))))
             .capacity(
                 "queues",
-                new DeviceCapacity(
-                    q("16"),
-                    Optional.of(
+                DeviceCapacity.of(q("16"))
+                    .withRequestPolicy(
                         CapacityRequestPolicy.validValues(
-                            q("1"), List.of(q("1"), q("2"), q("4"), q("8"), q("16"))))))
+                            q("1"), List.of(q("1"), q("2"), q("4"), q("8"), q("16")))))
             .bindsToNode(true)
             .bindingConditions(List.of(DRIVER + "/attached"), List.of(DRIVER + "/attach-failed"))
             .nodeAllocatableResource(
                 "memory",
-                new NodeAllocatableResource(
-                    Optional.of(
-                        new NodeAllocatableResource.Mapping(
-                            Optional.of("bandwidth"), Optional.of(q("1m")), Optional.empty())),
-                    Optional.of(
-                        new NodeAllocatableResource.Overhead(
-                            Optional.of(q("64Mi")), Optional.empty()))))
+                NodeAllocatableResource.of(
+                        NodeAllocatableResource.Mapping.capacity("bandwidth", q("1m")))
+                    .withOverhead(NodeAllocatableResource.Overhead.perPod(q("64Mi"))))
             .build();
     assertAllValid(
         publish(
-            new Pool("fabric", List.of(nic), List.of(), PoolScope.allNodes()),
+            Pool.builder("fabric").devices(List.of(nic)).scope(PoolScope.allNodes()).build(),
             LayoutOptions.clusterWide(),
             "fabric"));
     NodeSelector rack =
-        new NodeSelector(
+        NodeSelector.of(
             List.of(
-                new NodeSelector.Term(
+                NodeSelector.Term.of(
                     List.of(
-                        new NodeSelector.Requirement(
+                        NodeSelector.Requirement.of(
                             "topology.example.com/rack", "In", List.of("r1", "r2"))),
                     List.of())));
     assertAllValid(
         publish(
-            new Pool("rack/r1", List.of(nic), List.of(), PoolScope.nodeSelector(rack)),
+            Pool.builder("rack/r1")
+                .devices(List.of(nic))
+                .scope(PoolScope.nodeSelector(rack))
+                .build(),
             LayoutOptions.clusterWide(),
             "rack"));
   }
@@ -212,10 +210,14 @@ class SliceLayoutSchemaTest {
             Device.builder("a").nodeName("node-1").build(),
             Device.builder("b").allNodes(true).build(),
             Device.builder("c").nodeSelector(NodeSelector.forNodeName("node-2")).build());
-    CounterSet set = new CounterSet("shared", Map.of("lanes", Counter.of(q("8"))));
+    CounterSet set = CounterSet.of("shared", Map.of("lanes", Counter.of(q("8"))));
     assertAllValid(
         publish(
-            new Pool("fabric", devices, List.of(set), PoolScope.perDevice()),
+            Pool.builder("fabric")
+                .devices(devices)
+                .counterSets(List.of(set))
+                .scope(PoolScope.perDevice())
+                .build(),
             LayoutOptions.clusterWide(),
             "fabric"));
   }
@@ -228,23 +230,10 @@ class SliceLayoutSchemaTest {
   }
 
   @Test
-  void theSchemaCatchesFieldsTheModelCarriesButTheApiDoesNotKnow() {
+  void theSchemaCatchesFieldsTheModelCarriesButTheApiDoesNotKnow() throws Exception {
     Device withFutureField =
-        new Device(
-            "gpu-0",
-            null,
-            null,
-            null,
-            null,
-            null,
-            false,
-            null,
-            false,
-            null,
-            null,
-            false,
-            null,
-            Map.of("compatibilityGroups", List.of("a")));
+        KubeJson.mapper()
+            .readValue("{\"name\":\"gpu-0\",\"compatibilityGroups\":[\"a\"]}", Device.class);
     ResourceSlice slice =
         publish(Pool.of(NODE, List.of(withFutureField)), LayoutOptions.node(NODE), NODE).get(0);
     assertThat(schemas.validate(SCHEMA, slice))

@@ -14,6 +14,7 @@ import io.dra4j.kube.OwnerReference;
 import io.dra4j.kube.Preconditions;
 import io.dra4j.kube.ResourceSlice;
 import io.dra4j.runtime.errors.DriverError;
+import io.dra4j.runtime.errors.DroppedFieldsException;
 import io.dra4j.runtime.slices.ResourceSlicePublisher;
 import io.dra4j.runtime.testsupport.Await;
 import io.dra4j.testkit.apiserver.FakeApiServer;
@@ -37,11 +38,11 @@ class ResourceSlicePublisherTest {
   static final String DRIVER = "fabric.example.com";
   static final Duration WAIT = Duration.ofSeconds(20);
   static final NodeSelector RACK_A =
-      new NodeSelector(
+      NodeSelector.of(
           List.of(
-              new NodeSelector.Term(
+              NodeSelector.Term.of(
                   List.of(
-                      new NodeSelector.Requirement(
+                      NodeSelector.Requirement.of(
                           "topology.example.com/rack", "In", List.of("rack-a"))),
                   List.of())));
 
@@ -88,7 +89,7 @@ class ResourceSlicePublisherTest {
   }
 
   static Pool rack(String name, int ports) {
-    return new Pool(name, ports(ports), List.of(), PoolScope.nodeSelector(RACK_A));
+    return Pool.builder(name).devices(ports(ports)).scope(PoolScope.nodeSelector(RACK_A)).build();
   }
 
   /** The slice of a one-device pool as another writer (an earlier run) left it. */
@@ -108,14 +109,16 @@ class ResourceSlicePublisherTest {
   void withoutOwnerEveryScopeButTheNodesIsPublishedSplitAndUnowned() throws Exception {
     ResourceSlicePublisher p = start(ResourceSlicePublisher.builder(client, DRIVER));
     Pool perDevice =
-        new Pool(
-            "attached",
-            List.of(
-                Device.builder("accel-0").nodeName("node-1").build(),
-                Device.builder("accel-1").nodeSelector(NodeSelector.forNodeName("node-2")).build()),
-            List.of(),
-            PoolScope.perDevice());
-    Pool shared = new Pool("shared", ports(2), List.of(), PoolScope.allNodes());
+        Pool.builder("attached")
+            .devices(
+                List.of(
+                    Device.builder("accel-0").nodeName("node-1").build(),
+                    Device.builder("accel-1")
+                        .nodeSelector(NodeSelector.forNodeName("node-2"))
+                        .build()))
+            .scope(PoolScope.perDevice())
+            .build();
+    Pool shared = Pool.builder("shared").devices(ports(2)).scope(PoolScope.allNodes()).build();
     publishAndWait(p, rack("rack-a", 300), shared, perDevice, Pool.of("node-1", ports(1)));
 
     // The node driver's splitting: 300 devices need three slices.
@@ -232,19 +235,30 @@ class ResourceSlicePublisherTest {
   @Test
   void droppedFieldsReachTheErrorHandlerNamingTheGate() throws Exception {
     ResourceSlicePublisher p =
-        start(ResourceSlicePublisher.builder(new TaintsDroppingClient(client), DRIVER));
+        start(ResourceSlicePublisher.builder(GateOffClient.deviceTaints(client), DRIVER));
     List<Device> devices = new ArrayList<>(ports(2));
     devices.set(
         1,
         devices.get(1).toBuilder()
             .taint(DeviceTaint.of(DRIVER + "/down", "link", TaintEffect.NO_SCHEDULE))
             .build());
-    publishAndWait(p, new Pool("shared", devices, List.of(), PoolScope.allNodes()));
+    publishAndWait(p, Pool.builder("shared").devices(devices).scope(PoolScope.allNodes()).build());
 
     assertThat(p.stats().droppedFieldReports()).isEqualTo(1);
     assertThat(errors)
         .singleElement()
-        .satisfies(e -> assertThat(e.message()).contains("pool \"shared\"", "DRADeviceTaints"));
+        .satisfies(
+            e -> {
+              assertThat(e.message()).contains("pool \"shared\"", "DRADeviceTaints");
+              assertThat(e.cause())
+                  .get()
+                  .isInstanceOfSatisfying(
+                      DroppedFieldsException.class,
+                      d -> {
+                        assertThat(d.pool()).isEqualTo("shared");
+                        assertThat(d.disabledFeatures()).containsExactly("DRADeviceTaints");
+                      });
+            });
   }
 
   @Test

@@ -14,6 +14,7 @@ import io.dra4j.api.device.Quantity;
 import io.dra4j.api.device.TaintEffect;
 import io.dra4j.api.provider.Pool;
 import io.dra4j.api.provider.PoolScope;
+import io.dra4j.api.provider.SkipNodeOperation;
 import io.dra4j.kube.HttpKubeClient;
 import io.dra4j.kube.KubeClient;
 import io.dra4j.kube.KubeException;
@@ -25,6 +26,8 @@ import io.dra4j.kube.ResourceSlice;
 import io.dra4j.kube.Watch;
 import io.dra4j.kube.WatchEvent;
 import io.dra4j.kube.WatchHandler;
+import io.dra4j.runtime.errors.DriverError;
+import io.dra4j.runtime.errors.DroppedFieldsException;
 import io.dra4j.runtime.internal.slices.DroppedFields;
 import io.dra4j.runtime.internal.slices.PoolValidation;
 import io.dra4j.runtime.internal.slices.PublishListener;
@@ -247,19 +250,19 @@ class SlicePublisherTest {
     List<Device> partitions = new ArrayList<>();
     for (int g = 0; g < 2; g++) {
       sets.add(
-          new CounterSet(
+          CounterSet.of(
               "gpu-" + g + "-counters", Map.of("memory", Counter.of(Quantity.parse("80Gi")))));
       for (int part = 0; part < 4; part++) {
         partitions.add(
             Device.builder("gpu-" + g + "-mig-" + part)
                 .consumesCounters(
-                    new DeviceCounterConsumption(
+                    DeviceCounterConsumption.of(
                         "gpu-" + g + "-counters",
                         Map.of("memory", Counter.of(Quantity.parse("20Gi")))))
                 .build());
       }
     }
-    publishAndWait(p, new Pool(NODE, partitions, sets, PoolScope.node()));
+    publishAndWait(p, Pool.builder(NODE).devices(partitions).counterSets(sets).build());
 
     List<ResourceSlice> slices = published.pool(NODE);
     assertThat(slices).hasSize(2);
@@ -405,7 +408,7 @@ class SlicePublisherTest {
   @Test
   void aRemovedPoolLosesItsSlices() throws Exception {
     SlicePublisher p = start();
-    Pool shared = new Pool("shared-" + NODE, gpus(200), List.of(), PoolScope.node());
+    Pool shared = Pool.builder("shared-" + NODE).devices(gpus(200)).build();
     publishAndWait(p, Pool.of(NODE, gpus(3)), shared);
     assertThat(published.pool(shared.name())).hasSize(2);
     assertAllValid();
@@ -514,14 +517,14 @@ class SlicePublisherTest {
   @Test
   void anInvalidPoolIsReportedOnceAndLeftAsItIsWhileOthersArePublished() throws Exception {
     SlicePublisher p = start();
-    Pool good = new Pool("good", gpus(2), List.of(), PoolScope.allNodes());
+    Pool good = Pool.builder("good").devices(gpus(2)).scope(PoolScope.allNodes()).build();
     Pool other = Pool.of(NODE, gpus(3));
     publishAndWait(p, other, good);
     Map<String, String> otherBefore = published.versions(NODE);
 
     Device bad = gpu(1).toBuilder().attribute("model", "x".repeat(70)).build();
     Pool broken = Pool.of(NODE, List.of(gpu(0), bad, gpu(2)));
-    Pool good2 = new Pool("good", gpus(4), List.of(), PoolScope.allNodes());
+    Pool good2 = Pool.builder("good").devices(gpus(4)).scope(PoolScope.allNodes()).build();
     publishAndWait(p, broken, good2);
     publishAndWait(p, broken, good2); // the same broken state again: no second report
 
@@ -564,35 +567,37 @@ class SlicePublisherTest {
             .allowMultipleAllocations(true)
             .capacity(
                 "bandwidth",
-                new DeviceCapacity(
-                    Quantity.parse("100G"),
-                    Optional.of(
+                DeviceCapacity.of(Quantity.parse("100G"))
+                    .withRequestPolicy(
                         CapacityRequestPolicy.range(
                             Quantity.parse("1G"),
                             Quantity.parse("1G"),
                             Quantity.parse("100G"),
-                            Quantity.parse("1G")))))
+                            Quantity.parse("1G"))))
             .bindsToNode(true)
             .bindingConditions(List.of(DRIVER + "/attached"), List.of(DRIVER + "/attach-failed"))
             .build();
     NodeSelector rack =
-        new NodeSelector(
+        NodeSelector.of(
             List.of(
-                new NodeSelector.Term(
+                NodeSelector.Term.of(
                     List.of(
-                        new NodeSelector.Requirement(
+                        NodeSelector.Requirement.of(
                             "topology.example.com/rack", "In", List.of("r1", "r2"))),
                     List.of())));
-    Pool racks = new Pool("rack-r1", List.of(nic), List.of(), PoolScope.nodeSelector(rack));
+    Pool racks =
+        Pool.builder("rack-r1").devices(List.of(nic)).scope(PoolScope.nodeSelector(rack)).build();
     Pool fabric =
-        new Pool(
-            "fabric",
-            List.of(
-                Device.builder("a").nodeName("node-1").build(),
-                Device.builder("b").allNodes(true).build(),
-                Device.builder("c").nodeSelector(NodeSelector.forNodeName("node-2")).build()),
-            List.of(new CounterSet("shared", Map.of("lanes", Counter.of(Quantity.of(8))))),
-            PoolScope.perDevice());
+        Pool.builder("fabric")
+            .devices(
+                List.of(
+                    Device.builder("a").nodeName("node-1").build(),
+                    Device.builder("b").allNodes(true).build(),
+                    Device.builder("c").nodeSelector(NodeSelector.forNodeName("node-2")).build()))
+            .counterSets(
+                List.of(CounterSet.of("shared", Map.of("lanes", Counter.of(Quantity.of(8))))))
+            .scope(PoolScope.perDevice())
+            .build();
     publishAndWait(p, racks, fabric);
 
     assertThat(events.invalid).isEmpty();
@@ -612,7 +617,9 @@ class SlicePublisherTest {
                 .listener(events)
                 .retryBackoff(Duration.ofMillis(20), Duration.ofMillis(200)));
     publishAndWait(
-        p, Pool.of(NODE, gpus(1)), new Pool("net", gpus(2), List.of(), PoolScope.allNodes()));
+        p,
+        Pool.of(NODE, gpus(1)),
+        Pool.builder("net").devices(gpus(2)).scope(PoolScope.allNodes()).build());
     assertThat(events.invalid)
         .singleElement()
         .satisfies(
@@ -628,7 +635,7 @@ class SlicePublisherTest {
   @Test
   void poolsForAllNodesAreWatchedAndKeptToo() throws Exception {
     SlicePublisher p = start();
-    Pool net = new Pool("fabric-a/rack-3", gpus(2), List.of(), PoolScope.allNodes());
+    Pool net = Pool.builder("fabric-a/rack-3").devices(gpus(2)).scope(PoolScope.allNodes()).build();
     publishAndWait(p, Pool.of(NODE, gpus(1)), net);
     ResourceSlice s = published.pool(net.name()).get(0);
     assertThat(s.metadata().name()).startsWith("00000-gpu.example.com-fabric-a-rack-3-");
@@ -670,8 +677,7 @@ class SlicePublisherTest {
   @Test
   void aRestartedPublisherDeletesPoolsThatWentAwayMeanwhile() throws Exception {
     SlicePublisher first = start();
-    publishAndWait(
-        first, Pool.of(NODE, gpus(3)), new Pool("extra", gpus(3), List.of(), PoolScope.node()));
+    publishAndWait(first, Pool.of(NODE, gpus(3)), Pool.builder("extra").devices(gpus(3)).build());
     first.close();
 
     SlicePublisher second = start();
@@ -713,7 +719,7 @@ class SlicePublisherTest {
   @Test
   void droppedFieldsAreReportedOnceAndNotRewritten() throws Exception {
     // An API server with DRADeviceTaints off: it stores slices without the taints.
-    KubeClient gateOff = new TaintsDroppingClient(client);
+    KubeClient gateOff = GateOffClient.deviceTaints(client);
     SlicePublisher p = start(builder(gateOff).dynamicTaints(true));
     List<Device> devices = new ArrayList<>(gpus(128));
     devices.set(3, gpu(3).toBuilder().taint(unhealthy()).build());
@@ -736,5 +742,51 @@ class SlicePublisherTest {
     assertThat(published.devices(NODE).get(100).attributes().get("model").javaValue())
         .isEqualTo("x");
     assertAllValid();
+  }
+
+  @Test
+  void droppedAlphaFieldsReachTheErrorHandlerAsATypedErrorNamingTheirGates() throws Exception {
+    List<DriverError> heard = new CopyOnWriteArrayList<>();
+    SlicePublisher p =
+        start(
+            builder(GateOffClient.partitionTypeAndOptionalNodeOperations(client))
+                .errorHandler(heard::add));
+    Device slot =
+        gpu(0).toBuilder()
+            .attribute("profile", "1g.10gb")
+            .consumesCounters(
+                DeviceCounterConsumption.of("gpu-0", Map.of("memory", Counter.of(Quantity.of(1)))))
+            .build();
+    Pool pool =
+        Pool.builder(NODE)
+            .devices(List.of(slot))
+            .counterSets(
+                List.of(CounterSet.of("gpu-0", Map.of("memory", Counter.of(Quantity.of(8))))))
+            .partitionTypeAttribute(DRIVER + "/profile")
+            .skipNodeOperations(SkipNodeOperation.ALL)
+            .build();
+    publishAndWait(p, pool);
+
+    // Slice #0 holds the counter set (it gets skipNodeOperations only), #1 the device.
+    assertThat(events.dropped)
+        .containsExactlyInAnyOrder(
+            "node-1#0 [DRAOptionalNodeOperations]",
+            "node-1#1 [DRAPartitionableDevicesType, DRAOptionalNodeOperations]");
+    DroppedFieldsException e =
+        heard.stream()
+            .map(DriverError::cause)
+            .flatMap(Optional::stream)
+            .filter(DroppedFieldsException.class::isInstance)
+            .map(DroppedFieldsException.class::cast)
+            .filter(x -> x.sliceIndex() == 1)
+            .findFirst()
+            .orElseThrow();
+    assertThat(e.pool()).isEqualTo(NODE);
+    assertThat(e.disabledFeatures())
+        .containsExactly("DRAPartitionableDevicesType", "DRAOptionalNodeOperations");
+
+    long before = writes();
+    publishAndWait(p, pool);
+    assertThat(writes()).as("the stored form is adopted: no update loop").isEqualTo(before);
   }
 }

@@ -91,7 +91,7 @@ class MyDeviceProviderTest {
       ResourceClaim claim = decision.claim();
 
       // The kubelet's part: NodePrepareResources over the driver's socket.
-      ClaimRef ref = new ClaimRef("default", "train", claim.metadata().uid());
+      ClaimRef ref = ClaimRef.of("default", "train", claim.metadata().uid());
       ClaimResult result = plugin.prepare(List.of(ref)).get(ref.uid());
       assertThat(result.error()).isEmpty();
       assertThat(result.devices().get(0).deviceName()).isEqualTo("accel-1");

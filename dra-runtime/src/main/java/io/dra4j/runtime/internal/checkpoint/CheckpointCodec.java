@@ -143,7 +143,7 @@ final class CheckpointCodec {
     String driver = text(root, "driver", "driver");
     JsonNode claimNode = object(root, "claim", "claim");
     ClaimRef claim =
-        new ClaimRef(
+        ClaimRef.of(
             text(claimNode, "namespace", "claim.namespace"),
             text(claimNode, "name", "claim.name"),
             text(claimNode, "uid", "claim.uid"));

@@ -81,6 +81,7 @@ public record CheckpointDevice(
 
   /** What {@code DeviceProvider.unprepare} gets for this device. */
   public RecordedDevice toRecordedDevice() {
-    return new RecordedDevice(request, pool, device, shareId, recorded);
+    RecordedDevice d = RecordedDevice.of(request, pool, device).withRecorded(recorded);
+    return shareId.map(d::withShareId).orElse(d);
   }
 }

@@ -61,7 +61,7 @@ public record ClaimCheckpoint(
 
   /** What {@code DeviceProvider.unprepare} gets for this claim. */
   public PreparedClaim toPreparedClaim() {
-    return new PreparedClaim(
+    return PreparedClaim.of(
         claim, devices.stream().map(CheckpointDevice::toRecordedDevice).toList(), isCompleted());
   }
 

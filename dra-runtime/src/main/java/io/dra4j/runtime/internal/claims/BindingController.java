@@ -302,15 +302,10 @@ public final class BindingController implements AutoCloseable {
     List<BindingRequest> out = new ArrayList<>();
     for (DeviceRequestAllocationResult r : a.get().devices().results()) {
       if (r.driver().equals(driver) && !r.bindingConditions().isEmpty()) {
-        out.add(
-            new BindingRequest(
-                ref(claim),
-                r.request(),
-                r.pool(),
-                r.device(),
-                r.shareID(),
-                r.bindingConditions(),
-                r.bindingFailureConditions()));
+        BindingRequest b =
+            BindingRequest.of(ref(claim), r.request(), r.pool(), r.device())
+                .withBindingConditions(r.bindingConditions(), r.bindingFailureConditions());
+        out.add(r.shareID().map(b::withShareId).orElse(b));
       }
     }
     return List.copyOf(out);
@@ -402,7 +397,7 @@ public final class BindingController implements AutoCloseable {
         conditions.add(Condition.of(c, false, PENDING, clip(message)));
       }
     }
-    DeviceStatus status = new DeviceStatus(conditions, Map.of(), Optional.empty());
+    DeviceStatus status = DeviceStatus.of(conditions);
     return DeviceStatuses.toWire(
         driver, d.pool(), d.device(), d.shareId(), status, current, clock.instant());
   }
@@ -432,7 +427,7 @@ public final class BindingController implements AutoCloseable {
   }
 
   private static ClaimRef ref(ResourceClaim claim) {
-    return new ClaimRef(
+    return ClaimRef.of(
         claim.metadata().namespace(), claim.metadata().name(), claim.metadata().uid());
   }
 

@@ -633,7 +633,7 @@ public final class ClaimPreparer implements NodeService {
         }
       }
       // Keep the runtime's view of the allocation (with its config) in the result.
-      out.add(new PreparedDevice(d, p.edits(), p.status(), p.recorded()));
+      out.add(p.withDevice(d));
     }
     if (!byId.isEmpty()) {
       throw new DeviceException(
@@ -792,7 +792,7 @@ public final class ClaimPreparer implements NodeService {
   private static PreparedClaim forProvider(ClaimCheckpoint rec) {
     List<RecordedDevice> devices =
         rec.devices().stream().map(CheckpointDevice::toRecordedDevice).toList();
-    return new PreparedClaim(rec.claim(), devices, rec.isCompleted());
+    return PreparedClaim.of(rec.claim(), devices, rec.isCompleted());
   }
 
   private Optional<ClaimCheckpoint> readRecord(String uid) throws ClaimException, IOException {

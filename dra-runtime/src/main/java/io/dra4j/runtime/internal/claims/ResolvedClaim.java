@@ -28,7 +28,8 @@ record ResolvedClaim(ClaimRef ref, ResourceClaim claim, List<AllocatedDevice> de
 
   ClaimAllocation allocation() {
     Map<String, String> annotations = claim.metadata().annotations();
-    return new ClaimAllocation(ref, devices, annotations == null ? Map.of() : annotations);
+    return ClaimAllocation.of(ref, devices)
+        .withAnnotations(annotations == null ? Map.of() : annotations);
   }
 
   /**
@@ -68,15 +69,13 @@ record ResolvedClaim(ClaimRef ref, ResourceClaim claim, List<AllocatedDevice> de
   }
 
   static AllocatedDevice toAllocated(DeviceRequestAllocationResult r) {
-    return new AllocatedDevice(
-        r.baseRequest(),
-        RequestNames.subrequest(r.request()),
-        r.pool(),
-        r.device(),
-        r.adminAccess().orElse(false),
-        r.tolerations(),
-        r.shareID(),
-        r.consumedCapacity(),
-        Optional.empty());
+    AllocatedDevice.Builder b =
+        AllocatedDevice.builder(r.baseRequest(), r.pool(), r.device())
+            .adminAccess(r.adminAccess().orElse(false))
+            .tolerations(r.tolerations())
+            .consumedCapacity(r.consumedCapacity());
+    RequestNames.subrequest(r.request()).ifPresent(b::subrequest);
+    r.shareID().ifPresent(b::shareId);
+    return b.build();
   }
 }

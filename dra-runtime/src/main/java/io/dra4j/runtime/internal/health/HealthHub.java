@@ -308,12 +308,9 @@ public final class HealthHub implements HealthSink, HealthSource, AutoCloseable 
       return d;
     }
     DeviceTaint health =
-        new DeviceTaint(
-            taintKey,
-            t.value(),
-            taintEffect,
-            Optional.of(
-                DateTimeFormatter.ISO_INSTANT.format(t.since().truncatedTo(ChronoUnit.SECONDS))));
+        DeviceTaint.of(taintKey, t.value(), taintEffect)
+            .withTimeAdded(
+                DateTimeFormatter.ISO_INSTANT.format(t.since().truncatedTo(ChronoUnit.SECONDS)));
     return d.toBuilder().taint(health).build();
   }
 

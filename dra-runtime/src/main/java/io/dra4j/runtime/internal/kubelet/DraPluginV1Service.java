@@ -85,7 +85,7 @@ final class DraPluginV1Service extends DRAPluginGrpc.DRAPluginImplBase {
   private static List<ClaimRef> claims(List<Claim> claims) {
     List<ClaimRef> refs = new ArrayList<>(claims.size());
     for (Claim c : claims) {
-      refs.add(new ClaimRef(c.getNamespace(), c.getName(), c.getUid()));
+      refs.add(ClaimRef.of(c.getNamespace(), c.getName(), c.getUid()));
     }
     return refs;
   }

@@ -4,8 +4,9 @@ import io.dra4j.api.device.Device;
 import io.dra4j.api.device.DeviceAttribute;
 import io.dra4j.api.device.DeviceCounterConsumption;
 import io.dra4j.kube.ResourceSliceSpec;
+import io.dra4j.runtime.errors.DroppedFieldsException;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -18,18 +19,37 @@ import java.util.Set;
  * loops forever. The Go controller reports the same thing ({@code DroppedFieldsError}) and then
  * adopts the stored form as its desired state; the publisher should do the same.
  *
- * @param disabledFeatures gate names, in a fixed order; {@code unknown} when the stored spec
- *     differs in a way no known gate explains
+ * @param disabledFeatures gate names, in upstream's order (ORDER below); {@code unknown} when the
+ *     stored spec differs in a way no known gate explains
  */
 public record DroppedFields(List<String> disabledFeatures) {
   public static final String DEVICE_TAINTS = "DRADeviceTaints";
   public static final String PARTITIONABLE_DEVICES = "DRAPartitionableDevices";
   public static final String BINDING_CONDITIONS = "DRADeviceBindingConditions";
   public static final String CONSUMABLE_CAPACITY = "DRAConsumableCapacity";
+  public static final String PARTITIONABLE_DEVICES_TYPE = "DRAPartitionableDevicesType";
+  public static final String OPTIONAL_NODE_OPERATIONS = "DRAOptionalNodeOperations";
+  public static final String COMPATIBILITY_GROUPS = "DRADeviceCompatibilityGroups";
   public static final String LIST_TYPE_ATTRIBUTES = "DRAListTypeAttributes";
   public static final String NODE_ALLOCATABLE_RESOURCES = "DRANodeAllocatableResources";
-  public static final String COMPATIBILITY_GROUPS = "DRADeviceCompatibilityGroups";
-  public static final String UNKNOWN = "unknown";
+  public static final String UNKNOWN = DroppedFieldsException.UNKNOWN;
+
+  /**
+   * The order of the report: upstream's {@code DroppedFieldsError.DisabledFeatures()}
+   * (k8s.io/dynamic-resource-allocation v0.37.2 resourceslice/resourceslicecontroller.go), then the
+   * two gates upstream reports as unknown, although its API server drops their fields too.
+   */
+  private static final List<String> ORDER =
+      List.of(
+          DEVICE_TAINTS,
+          PARTITIONABLE_DEVICES,
+          BINDING_CONDITIONS,
+          CONSUMABLE_CAPACITY,
+          PARTITIONABLE_DEVICES_TYPE,
+          OPTIONAL_NODE_OPERATIONS,
+          COMPATIBILITY_GROUPS,
+          LIST_TYPE_ATTRIBUTES,
+          NODE_ALLOCATABLE_RESOURCES);
 
   public DroppedFields {
     disabledFeatures = List.copyOf(disabledFeatures);
@@ -46,14 +66,22 @@ public record DroppedFields(List<String> disabledFeatures) {
     boolean same =
         SliceDiff.devicesEqual(expected.devices(), stored.devices())
             && expected.sharedCounters().equals(stored.sharedCounters())
-            && expected.perDeviceNodeSelection() == stored.perDeviceNodeSelection();
+            && expected.perDeviceNodeSelection() == stored.perDeviceNodeSelection()
+            && expected.partitionTypeAttribute().equals(stored.partitionTypeAttribute())
+            && expected.skipNodeOperations().equals(stored.skipNodeOperations());
     if (same) {
       return Optional.empty();
     }
-    Set<String> gates = new LinkedHashSet<>();
+    Set<String> gates = new HashSet<>();
     if ((sent.perDeviceNodeSelection() && !stored.perDeviceNodeSelection())
         || sent.sharedCounters().size() > stored.sharedCounters().size()) {
       gates.add(PARTITIONABLE_DEVICES);
+    }
+    if (sent.partitionTypeAttribute().isPresent() && stored.partitionTypeAttribute().isEmpty()) {
+      gates.add(PARTITIONABLE_DEVICES_TYPE);
+    }
+    if (!sent.skipNodeOperations().isEmpty() && stored.skipNodeOperations().isEmpty()) {
+      gates.add(OPTIONAL_NODE_OPERATIONS);
     }
     Map<String, Device> storedByName = new HashMap<>();
     for (Device d : stored.devices()) {
@@ -94,9 +122,9 @@ public record DroppedFields(List<String> disabledFeatures) {
       }
     }
     if (gates.isEmpty()) {
-      gates.add(UNKNOWN);
+      return Optional.of(new DroppedFields(List.of(UNKNOWN)));
     }
-    return Optional.of(new DroppedFields(List.copyOf(gates)));
+    return Optional.of(new DroppedFields(ORDER.stream().filter(gates::contains).toList()));
   }
 
   private static boolean requestPolicyDropped(Device sent, Device stored) {
@@ -137,13 +165,13 @@ public record DroppedFields(List<String> disabledFeatures) {
             });
   }
 
+  /** The report of one slice, as the publisher hands it to the driver's error handler. */
+  public DroppedFieldsException exception(String pool, int sliceIndex) {
+    return new DroppedFieldsException(pool, sliceIndex, disabledFeatures);
+  }
+
   /** A log message naming the pool, the slice index and the gates that are probably off. */
   public String message(String pool, int sliceIndex) {
-    return "pool \""
-        + pool
-        + "\", slice #"
-        + sliceIndex
-        + ": the API server did not store some fields; these feature gates are probably off: "
-        + String.join(", ", disabledFeatures);
+    return exception(pool, sliceIndex).getMessage();
   }
 }

@@ -122,6 +122,20 @@ final class Names {
     return problems;
   }
 
+  /**
+   * A fully qualified attribute name: {@code domain/name} as {@link #qualifiedName}, the domain
+   * required (k8s.io/kubernetes v1.37.2 pkg/apis/resource/validation/validation.go:1645-1654,
+   * validateFullyQualifiedName).
+   */
+  static List<String> fullyQualifiedName(String value) {
+    List<String> problems = qualifiedName(value);
+    if (problems.isEmpty() && value.indexOf('/') < 0) {
+      problems.add(
+          "must be a domain and a name separated by a slash, e.g. gpu.example.com/profile");
+    }
+    return problems;
+  }
+
   static int utf8Length(String value) {
     return value.getBytes(StandardCharsets.UTF_8).length;
   }

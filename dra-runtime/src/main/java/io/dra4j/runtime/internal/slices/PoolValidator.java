@@ -13,6 +13,7 @@ import io.dra4j.api.device.StandardAttributes;
 import io.dra4j.api.provider.Inventory;
 import io.dra4j.api.provider.Pool;
 import io.dra4j.api.provider.PoolScope;
+import io.dra4j.api.provider.SkipNodeOperation;
 import io.dra4j.cel.Semver;
 import io.dra4j.kube.KubeNames;
 import java.time.OffsetDateTime;
@@ -150,7 +151,79 @@ public final class PoolValidator {
       }
       new DeviceCheck(r, driver, pool.scope().kind(), counterSets, d).run();
     }
+    checkSkipNodeOperations(r, pool.skipNodeOperations());
+    pool.partitionTypeAttribute()
+        .ifPresent(name -> checkPartitionTypeAttribute(r, driver, pool, name));
     return r;
+  }
+
+  /**
+   * The API server's own rule (k8s.io/kubernetes v1.37.2
+   * pkg/apis/resource/validation/validation.go:888 and :940-951, validateSkipNodeOperations): a
+   * device whose prepare is skipped must have its unprepare skipped too. Unique and known values
+   * (the declarative rules, v1/zz_generated.validations.go:3747-3753) the enum set guarantees.
+   */
+  private static void checkSkipNodeOperations(Report r, Set<SkipNodeOperation> ops) {
+    if (ops.contains(SkipNodeOperation.NODE_PREPARE_RESOURCES)
+        && !ops.contains(SkipNodeOperation.NODE_UNPREPARE_RESOURCES)
+        && !ops.contains(SkipNodeOperation.ALL)) {
+      r.error(
+          Optional.empty(),
+          "skipNodeOperations",
+          "NodePrepareResources cannot be skipped unless NodeUnprepareResources is also skipped"
+              + " (or * is)");
+    }
+  }
+
+  /**
+   * The API server's rules for {@code partitionTypeAttribute} (validation.go:884-886 and :897-933,
+   * validatePartitionTypeAttribute; :960-970, lookupQualifiedAttribute; the fully-qualified-name
+   * format, :1645-1654 and v1/zz_generated.validations.go:3689-3725): the layout puts it only on
+   * slices with devices that consume counters, so the pool needs such devices, and each of them
+   * must carry the named attribute as a string, under its full name or, in the driver's own domain,
+   * its bare name.
+   */
+  private static void checkPartitionTypeAttribute(Report r, String driver, Pool pool, String name) {
+    Optional<String> none = Optional.empty();
+    List<String> problems = Names.fullyQualifiedName(name);
+    if (!problems.isEmpty()) {
+      for (String p : problems) {
+        r.error(none, "partitionTypeAttribute", "\"" + name + "\" " + p);
+      }
+      return;
+    }
+    if (pool.devices().stream().allMatch(d -> d.consumesCounters().isEmpty())) {
+      r.error(
+          none,
+          "partitionTypeAttribute",
+          "may only be set on a pool with devices that consume counters (the API server allows it"
+              + " only on slices declaring such devices)");
+      return;
+    }
+    String bare = name.startsWith(driver + "/") ? name.substring(driver.length() + 1) : "";
+    for (Device d : pool.devices()) {
+      if (d.consumesCounters().isEmpty()) {
+        continue;
+      }
+      DeviceAttribute a = d.attributes().get(name);
+      if (a == null && !bare.isEmpty()) {
+        a = d.attributes().get(bare);
+      }
+      String path = "attributes" + key(name);
+      if (a == null) {
+        r.error(
+            Optional.of(d.name()),
+            path,
+            "is required: the device consumes counters and the pool's partitionTypeAttribute"
+                + " names this attribute");
+      } else if (!(a instanceof DeviceAttribute.StringValue)) {
+        r.error(
+            Optional.of(d.name()),
+            path,
+            "must be a string value because the pool's partitionTypeAttribute names this"
+                + " attribute");
+      }
+    }
   }
 
   private static void checkCounterSet(
@@ -460,6 +533,13 @@ public final class PoolValidator {
         nonEmpty(path, "ints", v.value());
       } else if (value instanceof DeviceAttribute.BoolValues v) {
         nonEmpty(path, "bools", v.value());
+      } else if (value instanceof DeviceAttribute.UnknownValue u) {
+        r.warn(
+            dev,
+            path,
+            "holds a value of a kind dra4j does not know ("
+                + String.join(", ", u.fields().keySet())
+                + "); it is sent as is and an API server that does not know it either rejects it");
       }
       if (kubernetesDomain) {
         standardAttribute(path, name, value);

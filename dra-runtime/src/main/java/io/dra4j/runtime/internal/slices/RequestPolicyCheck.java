@@ -89,10 +89,6 @@ final class RequestPolicyCheck {
   private void validRange(CapacityRequestPolicy.Range range, Optional<Quantity> defaultValue) {
     String rp = path + ".validRange";
     Quantity min = range.min();
-    if (min == null) {
-      r.error(dev, rp + ".min", "is required");
-      return;
-    }
     if (min.signum() < 0) {
       r.error(dev, rp + ".min", min + " must not be negative");
     }

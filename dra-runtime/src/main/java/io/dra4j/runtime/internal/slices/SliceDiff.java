@@ -168,7 +168,7 @@ final class SliceDiff {
       if (t.timeAdded().isEmpty()) {
         for (DeviceTaint old : from.taints()) {
           if (old.sameAs(t) && old.timeAdded().isPresent()) {
-            result = new DeviceTaint(t.key(), t.value(), t.effect(), old.timeAdded());
+            result = t.withTimeAdded(old.timeAdded().get());
             changed = true;
             break;
           }

@@ -4,6 +4,7 @@ import io.dra4j.api.device.CounterSet;
 import io.dra4j.api.device.Device;
 import io.dra4j.api.device.NodeSelector;
 import io.dra4j.api.provider.Pool;
+import io.dra4j.api.provider.SkipNodeOperation;
 import io.dra4j.kube.ResourceSliceSpec;
 import java.util.ArrayList;
 import java.util.List;
@@ -92,13 +93,13 @@ public final class SliceLayout {
     Scope scope = scope(pool, options);
     List<ResourceSliceSpec> specs = new ArrayList<>(count);
     for (List<CounterSet> sets : counterSlices) {
-      specs.add(spec(driver, resourcePool, scope, List.of(), sets));
+      specs.add(spec(driver, resourcePool, scope, pool, List.of(), sets));
     }
     for (List<Device> devices : deviceSlices) {
-      specs.add(spec(driver, resourcePool, scope, devices, List.of()));
+      specs.add(spec(driver, resourcePool, scope, pool, devices, List.of()));
     }
     if (specs.isEmpty()) {
-      specs.add(spec(driver, resourcePool, scope, List.of(), List.of()));
+      specs.add(spec(driver, resourcePool, scope, pool, List.of(), List.of()));
     }
     return List.copyOf(specs);
   }
@@ -169,23 +170,32 @@ public final class SliceLayout {
     };
   }
 
+  /**
+   * One slice. The pool's {@code skipNodeOperations} go on every slice (the scheduler copies them
+   * from the device's slice into the allocation); its {@code partitionTypeAttribute} only on slices
+   * holding a device that consumes counters, the only slices the API server allows it on
+   * (k8s.io/kubernetes v1.37.2 pkg/apis/resource/validation/validation.go:897-904,
+   * validatePartitionTypeAttribute).
+   */
   private static ResourceSliceSpec spec(
       String driver,
-      ResourceSliceSpec.ResourcePool pool,
+      ResourceSliceSpec.ResourcePool resourcePool,
       Scope scope,
+      Pool pool,
       List<Device> devices,
       List<CounterSet> counterSets) {
+    boolean consumers = devices.stream().anyMatch(d -> !d.consumesCounters().isEmpty());
     return new ResourceSliceSpec(
         driver,
-        pool,
+        resourcePool,
         scope.nodeName(),
         scope.nodeSelector(),
         scope.allNodes(),
         scope.perDevice(),
         devices,
         counterSets,
-        Optional.empty(),
-        List.of(),
+        consumers ? pool.partitionTypeAttribute() : Optional.empty(),
+        pool.skipNodeOperations().stream().map(SkipNodeOperation::apiName).toList(),
         Map.of());
   }
 }

@@ -16,6 +16,7 @@ import io.dra4j.kube.ResourceSliceSpec;
 import io.dra4j.kube.internal.Backoff;
 import io.dra4j.runtime.errors.DriverError;
 import io.dra4j.runtime.errors.DriverErrorHandler;
+import io.dra4j.runtime.errors.DroppedFieldsException;
 import io.dra4j.runtime.internal.CrashPoints;
 import io.dra4j.runtime.report.PublisherStats;
 import java.time.Duration;
@@ -969,7 +970,11 @@ public final class SlicePublisher implements AutoCloseable {
       droppedFieldReports.incrementAndGet();
       DroppedFields d = dropped.get();
       notifyListener(() -> listener.onDroppedFields(pool, index, d));
-      reportError("slice publisher: " + d.message(pool, index));
+      DroppedFieldsException e = d.exception(pool, index);
+      DriverErrorHandler.report(
+          errorHandler,
+          DriverError.recoverable(
+              DriverError.Source.SLICES, "slice publisher: " + e.getMessage(), e));
     }
   }
 

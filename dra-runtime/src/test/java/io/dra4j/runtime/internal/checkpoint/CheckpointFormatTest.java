@@ -44,7 +44,7 @@ class CheckpointFormatTest {
   /** The record of the fixtures v1-completed.json and v2-completed.json. */
   static ClaimCheckpoint v1Completed() {
     return new ClaimCheckpoint(
-        new ClaimRef("team-a", "train-job", UID),
+        ClaimRef.of("team-a", "train-job", UID),
         "gpu.example.com",
         PrepareState.PREPARE_COMPLETED,
         BOOT,
@@ -138,7 +138,7 @@ class CheckpointFormatTest {
   void aNewerRecordWithUnknownFieldsIsReadForWhatThisVersionKnows() throws Exception {
     ClaimCheckpoint r = CheckpointCodec.decode(fixture("future-v3-extra-fields.json"));
     assertThat(r.claim())
-        .isEqualTo(new ClaimRef("team-c", "etl", "c0000000-0000-4000-8000-00000000000c"));
+        .isEqualTo(ClaimRef.of("team-c", "etl", "c0000000-0000-4000-8000-00000000000c"));
     assertThat(r.isCompleted()).isTrue();
     CheckpointDevice d = r.devices().get(0);
     assertThat(d.device()).isEqualTo("gpu-4");
@@ -162,19 +162,11 @@ class CheckpointFormatTest {
     assertThat(p.claim().uid()).isEqualTo(UID);
     assertThat(p.devices())
         .containsExactly(
-            new RecordedDevice(
-                "gpu",
-                "node-1",
-                "gpu-0",
-                Optional.empty(),
-                Map.of("migUuid", "MIG-4f2e9d7c", "profile", "1g.10gb")),
-            new RecordedDevice(
-                "shared",
-                "node-1",
-                "gpu-1",
-                Optional.of("0a1b2c3d-aaaa-4000-8000-000000000000"),
-                Map.of()),
-            new RecordedDevice("monitor", "node-1", "gpu-2", Optional.empty(), Map.of()));
+            RecordedDevice.of("gpu", "node-1", "gpu-0")
+                .withRecorded(Map.of("migUuid", "MIG-4f2e9d7c", "profile", "1g.10gb")),
+            RecordedDevice.of("shared", "node-1", "gpu-1")
+                .withShareId("0a1b2c3d-aaaa-4000-8000-000000000000"),
+            RecordedDevice.of("monitor", "node-1", "gpu-2"));
     assertThat(v1Completed().cdiDeviceIds()).hasSize(2);
     assertThat(v1Completed().devices().get(1).requestNames()).containsExactly("shared");
   }

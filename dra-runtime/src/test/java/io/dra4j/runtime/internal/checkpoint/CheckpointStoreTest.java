@@ -44,7 +44,7 @@ class CheckpointStoreTest {
   }
 
   private static ClaimRef claim(String uid) {
-    return new ClaimRef("ns", "claim-" + uid.charAt(0), uid);
+    return ClaimRef.of("ns", "claim-" + uid.charAt(0), uid);
   }
 
   private static AllocatedDevice gpu(int i) {
@@ -159,7 +159,7 @@ class CheckpointStoreTest {
             .completed(
                 List.of(
                     CheckpointDevice.prepared(
-                        new PreparedDevice(gpu(0), ContainerEdits.NONE, Optional.empty(), big),
+                        PreparedDevice.builder(gpu(0)).record(big).build(),
                         List.of(),
                         Optional.empty())),
                 BOOT_1,

@@ -88,7 +88,7 @@ class ClaimSerializerTest {
   }
 
   private static ClaimRef claim(String uid) {
-    return new ClaimRef("ns", "claim-" + uid, uid);
+    return ClaimRef.of("ns", "claim-" + uid, uid);
   }
 
   @Test

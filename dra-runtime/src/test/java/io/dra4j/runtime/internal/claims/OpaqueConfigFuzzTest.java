@@ -49,8 +49,8 @@ class OpaqueConfigFuzzTest {
         @Override
         public List<ConfigType<?>> configTypes() {
           return List.of(
-              new ConfigType<>(API_VERSION, "GpuConfig", GpuConfig.class),
-              new ConfigType<>(API_VERSION, "Sharing", Sharing.class));
+              ConfigType.of(API_VERSION, "GpuConfig", GpuConfig.class),
+              ConfigType.of(API_VERSION, "Sharing", Sharing.class));
         }
 
         @Override
@@ -62,7 +62,7 @@ class OpaqueConfigFuzzTest {
       };
 
   static final OpaqueConfigs CONFIGS = new OpaqueConfigs(DRIVER, Optional.of(PROVIDER));
-  static final ClaimRef CLAIM = new ClaimRef("ns", "claim", "0000-1111");
+  static final ClaimRef CLAIM = ClaimRef.of("ns", "claim", "0000-1111");
   static final List<AllocatedDevice> DEVICES =
       List.of(AllocatedDevice.of("gpu", "node-1", "gpu-0"));
 

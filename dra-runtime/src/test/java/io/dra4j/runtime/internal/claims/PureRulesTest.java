@@ -19,61 +19,54 @@ import org.junit.jupiter.api.Test;
 /** The pure rules of the pipeline: status limits, the overlap index (IP rules: IpLiteralTest). */
 class PureRulesTest {
 
-  private static final ClaimRef A = new ClaimRef("ns", "a", "uid-a");
-  private static final ClaimRef B = new ClaimRef("ns", "b", "uid-b");
+  private static final ClaimRef A = ClaimRef.of("ns", "a", "uid-a");
+  private static final ClaimRef B = ClaimRef.of("ns", "b", "uid-b");
 
   @Test
   void statusLimits() {
     List<Condition> nine = new ArrayList<>();
     for (int i = 0; i < 9; i++) {
-      nine.add(new Condition("C" + i, "True", "Ok", ""));
+      nine.add(Condition.of("C" + i, "True", "Ok", ""));
     }
-    assertThatThrownBy(
-            () ->
-                DeviceStatuses.validate("p/d", new DeviceStatus(nine, Map.of(), Optional.empty())))
+    assertThatThrownBy(() -> DeviceStatuses.validate("p/d", DeviceStatus.of(nine)))
         .hasMessageContaining("status of device p/d: conditions: 9 conditions, at most 8");
     assertThatThrownBy(
             () ->
                 DeviceStatuses.validate(
                     "p/d",
-                    new DeviceStatus(
-                        List.of(new Condition("Ready", "True", "not camel", "")),
-                        Map.of(),
-                        Optional.empty())))
+                    DeviceStatus.of(List.of(Condition.of("Ready", "True", "not camel", "")))))
         .hasMessageContaining("conditions[0].reason \"not camel\"");
     assertThatThrownBy(
             () ->
                 DeviceStatuses.validate(
                     "p/d",
-                    new DeviceStatus(
+                    DeviceStatus.of(
                         List.of(
-                            new Condition("Ready", "True", "Ok", ""),
-                            new Condition("Ready", "False", "Ok", "")),
-                        Map.of(),
-                        Optional.empty())))
+                            Condition.of("Ready", "True", "Ok", ""),
+                            Condition.of("Ready", "False", "Ok", "")))))
         .hasMessageContaining("appears twice");
     assertThatThrownBy(
             () ->
                 DeviceStatuses.validate(
                     "p/d",
-                    new DeviceStatus(
-                        List.of(new Condition("Ready", "True", "Ok", "m".repeat(32769))),
-                        Map.of(),
-                        Optional.empty())))
+                    DeviceStatus.of(
+                        List.of(Condition.of("Ready", "True", "Ok", "m".repeat(32769))))))
         .hasMessageContaining("message: 32769 characters, at most 32768");
     assertThatThrownBy(
             () ->
                 DeviceStatuses.validate(
                     "p/d",
                     DeviceStatus.ready("Ok", "")
-                        .withNetworkData(new NetworkDeviceData("x".repeat(257), List.of(), ""))))
+                        .withNetworkData(
+                            NetworkDeviceData.builder().interfaceName("x".repeat(257)).build())))
         .hasMessageContaining("networkData.interfaceName: 257 bytes, at most 256");
     assertThatThrownBy(
             () ->
                 DeviceStatuses.validate(
                     "p/d",
                     DeviceStatus.ready("Ok", "")
-                        .withNetworkData(new NetworkDeviceData("", List.of(), "h".repeat(129)))))
+                        .withNetworkData(
+                            NetworkDeviceData.builder().hardwareAddress("h".repeat(129)).build())))
         .hasMessageContaining("networkData.hardwareAddress: 129 bytes, at most 128");
     List<String> ips = new ArrayList<>();
     for (int i = 0; i < 17; i++) {
@@ -84,7 +77,7 @@ class PureRulesTest {
                 DeviceStatuses.validate(
                     "p/d",
                     DeviceStatus.ready("Ok", "")
-                        .withNetworkData(new NetworkDeviceData("", ips, ""))))
+                        .withNetworkData(NetworkDeviceData.builder().ips(ips).build())))
         .hasMessageContaining("networkData.ips: 17 addresses, at most 16");
     assertThatThrownBy(
             () ->
@@ -92,8 +85,9 @@ class PureRulesTest {
                     "p/d",
                     DeviceStatus.ready("Ok", "")
                         .withNetworkData(
-                            new NetworkDeviceData(
-                                "", List.of("2001:db8::1/64", "2001:db8::1/64"), ""))))
+                            NetworkDeviceData.builder()
+                                .ips(List.of("2001:db8::1/64", "2001:db8::1/64"))
+                                .build())))
         .hasMessageContaining("networkData.ips[1] \"2001:db8::1/64\" is listed twice");
     // Another spelling of an address is refused as the API server refuses it (IpLiteralTest).
     assertThatThrownBy(
@@ -102,17 +96,21 @@ class PureRulesTest {
                     "p/d",
                     DeviceStatus.ready("Ok", "")
                         .withNetworkData(
-                            new NetworkDeviceData("", List.of("2001:db8:0::1/64"), ""))))
+                            NetworkDeviceData.builder().ips(List.of("2001:db8:0::1/64")).build())))
         .hasMessageContaining(
             "networkData.ips[0] \"2001:db8:0::1/64\" must be in canonical form"
                 + " (\"2001:db8::1/64\")");
     // At the limits: fine.
     DeviceStatuses.validate(
         "p/d",
-        new DeviceStatus(
-            nine.subList(0, 8),
-            Map.of("k", "v".repeat(10000)),
-            Optional.of(new NetworkDeviceData("x".repeat(256), ips.subList(0, 16), "h"))));
+        DeviceStatus.of(nine.subList(0, 8))
+            .withData(Map.of("k", "v".repeat(10000)))
+            .withNetworkData(
+                NetworkDeviceData.builder()
+                    .interfaceName("x".repeat(256))
+                    .ips(ips.subList(0, 16))
+                    .hardwareAddress("h")
+                    .build()));
   }
 
   @Test
@@ -125,9 +123,7 @@ class PureRulesTest {
     AllocatedDeviceStatus same =
         DeviceStatuses.toWire("d", "p", "x", Optional.empty(), ready, Optional.of(first), t2);
     assertThat(same.conditions().get(0).lastTransitionTime()).isEqualTo("2026-01-01T00:00:00Z");
-    DeviceStatus notReady =
-        new DeviceStatus(
-            List.of(Condition.of("Ready", false, "Broken", "")), Map.of(), Optional.empty());
+    DeviceStatus notReady = DeviceStatus.of(List.of(Condition.of("Ready", false, "Broken", "")));
     AllocatedDeviceStatus changed =
         DeviceStatuses.toWire("d", "p", "x", Optional.empty(), notReady, Optional.of(first), t2);
     assertThat(changed.conditions().get(0).lastTransitionTime()).isEqualTo("2026-01-01T01:00:00Z");
@@ -152,7 +148,7 @@ class PureRulesTest {
 
   @Test
   void sharesOfOneDeviceCoexistButNotWithAnExclusiveHoldOrTheSameShare() {
-    ClaimRef c = new ClaimRef("ns", "c", "uid-c");
+    ClaimRef c = ClaimRef.of("ns", "c", "uid-c");
     DeviceIndex index = new DeviceIndex();
     assertThat(index.reserve(A, List.of(share("d1", "s1")))).isEmpty();
     assertThat(index.reserve(B, List.of(share("d1", "s2")))).isEmpty();
@@ -171,15 +167,6 @@ class PureRulesTest {
   }
 
   private static AllocatedDevice share(String device, String shareId) {
-    return new AllocatedDevice(
-        "r",
-        Optional.empty(),
-        "p",
-        device,
-        false,
-        List.of(),
-        Optional.of(shareId),
-        Map.of(),
-        Optional.empty());
+    return AllocatedDevice.builder("r", "p", device).shareId(shareId).build();
   }
 }

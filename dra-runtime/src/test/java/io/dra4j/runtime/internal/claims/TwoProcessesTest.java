@@ -106,7 +106,7 @@ class TwoProcessesTest {
                     null,
                     null,
                     null)));
-    return new ClaimRef("ns", name, uid);
+    return ClaimRef.of("ns", name, uid);
   }
 
   /** A pipeline of one driver process; with a pod UID, serialized through the lock file. */
@@ -187,7 +187,7 @@ class TwoProcessesTest {
   void unknownClaimNotFoundIsPerClaim() throws Exception {
     ClaimPreparer p = preparer(false, Optional.empty());
     p.recover();
-    ClaimRef ghost = new ClaimRef("ns", "ghost", "00000000-0000-4000-8000-0000000000ff");
+    ClaimRef ghost = ClaimRef.of("ns", "ghost", "00000000-0000-4000-8000-0000000000ff");
     assertThat(p.prepare(List.of(ghost), call()).get(ghost.uid()).error().get())
         .contains("ns/ghost")
         .contains("not found");

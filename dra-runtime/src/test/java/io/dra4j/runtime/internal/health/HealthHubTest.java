@@ -18,7 +18,6 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
@@ -110,11 +109,8 @@ class HealthHubTest {
     assertThat(out.get(0).devices().get(0)).isSameAs(pools.get(0).devices().get(0));
     assertThat(out.get(0).devices().get(1).taints())
         .containsExactly(
-            new DeviceTaint(
-                "gpu.example.com/unhealthy",
-                "XID-79",
-                TaintEffect.NO_EXECUTE,
-                Optional.of("2026-03-01T10:00:00Z")));
+            DeviceTaint.of("gpu.example.com/unhealthy", "XID-79", TaintEffect.NO_EXECUTE)
+                .withTimeAdded("2026-03-01T10:00:00Z"));
     // Healthy again: the taint stays until the recovery delay has passed (timer not run here).
     h.report(DeviceHealth.healthy("node-1", "gpu-1"));
     assertThat(fired).hasValue(1);

@@ -35,8 +35,7 @@ class HealthLedgerTest {
   }
 
   HealthLedger.Change unknown(String device, long at) {
-    return ledger.report(
-        List.of(new DeviceHealth("node-1", device, HealthStatus.UNKNOWN, "", "lost")), at(at));
+    return ledger.report(List.of(DeviceHealth.unknown("node-1", device, "lost")), at(at));
   }
 
   @Test

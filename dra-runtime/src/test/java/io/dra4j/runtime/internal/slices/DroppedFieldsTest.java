@@ -15,7 +15,9 @@ import io.dra4j.api.device.Quantity;
 import io.dra4j.api.device.TaintEffect;
 import io.dra4j.api.provider.Pool;
 import io.dra4j.api.provider.PoolScope;
+import io.dra4j.api.provider.SkipNodeOperation;
 import io.dra4j.kube.ResourceSliceSpec;
+import io.dra4j.runtime.errors.DroppedFieldsException;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -31,7 +33,7 @@ class DroppedFieldsTest {
   static ResourceSliceSpec spec(PoolScope scope, Device... devices) {
     return SliceLayout.layout(
             DRIVER,
-            new Pool("node-1", List.of(devices), List.of(), scope),
+            Pool.builder("node-1").devices(List.of(devices)).scope(scope).build(),
             LayoutOptions.node("node-1"))
         .get(0);
   }
@@ -47,8 +49,8 @@ class DroppedFieldsTest {
     Device stored =
         base("a").toBuilder()
             .taint(
-                new DeviceTaint(
-                    DRIVER + "/t", "", TaintEffect.NONE, Optional.of("2026-01-01T00:00:00Z")))
+                DeviceTaint.of(DRIVER + "/t", "", TaintEffect.NONE)
+                    .withTimeAdded("2026-01-01T00:00:00Z"))
             .build();
     assertThat(DroppedFields.detect(spec(sent), spec(stored))).isEmpty();
   }
@@ -70,7 +72,7 @@ class DroppedFieldsTest {
     Device consuming =
         base("a").toBuilder()
             .consumesCounters(
-                new DeviceCounterConsumption("s", Map.of("c", Counter.of(Quantity.of(1)))))
+                DeviceCounterConsumption.of("s", Map.of("c", Counter.of(Quantity.of(1)))))
             .build();
     assertThat(
             DroppedFields.detect(spec(consuming), spec(base("a"))).orElseThrow().disabledFeatures())
@@ -97,11 +99,10 @@ class DroppedFieldsTest {
     ResourceSliceSpec counters =
         SliceLayout.layout(
                 DRIVER,
-                new Pool(
-                    "node-1",
-                    List.of(),
-                    List.of(new CounterSet("s", Map.of("c", Counter.of(Quantity.of(4))))),
-                    PoolScope.node()),
+                Pool.builder("node-1")
+                    .counterSets(
+                        List.of(CounterSet.of("s", Map.of("c", Counter.of(Quantity.of(4))))))
+                    .build(),
                 LayoutOptions.node("node-1"))
             .get(0);
     assertThat(
@@ -135,19 +136,15 @@ class DroppedFieldsTest {
             .allowMultipleAllocations(true)
             .capacity(
                 "bw",
-                new DeviceCapacity(
-                    Quantity.parse("10G"),
-                    Optional.of(
+                DeviceCapacity.of(Quantity.parse("10G"))
+                    .withRequestPolicy(
                         CapacityRequestPolicy.validValues(
-                            Quantity.parse("1G"), List.of(Quantity.parse("1G"))))))
+                            Quantity.parse("1G"), List.of(Quantity.parse("1G")))))
             .attribute("cores", DeviceAttribute.ofInts(List.of(0L, 1L)))
             .nodeAllocatableResource(
                 "cpu",
-                new NodeAllocatableResource(
-                    Optional.of(
-                        new NodeAllocatableResource.Mapping(
-                            Optional.empty(), Optional.empty(), Optional.of(Quantity.of(1)))),
-                    Optional.empty()))
+                NodeAllocatableResource.of(
+                    NodeAllocatableResource.Mapping.perDevice(Quantity.of(1))))
             .build();
     Device stored = base("a").toBuilder().capacity("bw", Quantity.parse("10G")).build();
     assertThat(DroppedFields.detect(spec(sent), spec(stored)).orElseThrow().disabledFeatures())
@@ -164,10 +161,11 @@ class DroppedFieldsTest {
     Map<String, Counter> c = Map.of("memory", Counter.of(Quantity.parse("1Gi")));
     Device sent =
         base("a").toBuilder()
-            .consumesCounters(new DeviceCounterConsumption("s", c, List.of("mig")))
+            .consumesCounters(
+                DeviceCounterConsumption.of("s", c).withCompatibilityGroups(List.of("mig")))
             .build();
     Device stored =
-        base("a").toBuilder().consumesCounters(new DeviceCounterConsumption("s", c)).build();
+        base("a").toBuilder().consumesCounters(DeviceCounterConsumption.of("s", c)).build();
     assertThat(DroppedFields.detect(spec(sent), spec(stored)).orElseThrow().disabledFeatures())
         .containsExactly("DRADeviceCompatibilityGroups");
     assertThat(DroppedFields.detect(spec(sent), spec(sent))).isEmpty();
@@ -178,5 +176,34 @@ class DroppedFieldsTest {
     Device stored = base("a").toBuilder().attribute("model", "y").build();
     assertThat(DroppedFields.detect(spec(base("a")), spec(stored)).orElseThrow().disabledFeatures())
         .containsExactly("unknown");
+  }
+
+  @Test
+  void droppedPartitionTypeAndSkipNodeOperationsNameTheirGatesInUpstreamsOrder() {
+    Device slot =
+        base("a").toBuilder()
+            .attribute("profile", "1g")
+            .taint(DeviceTaint.of(DRIVER + "/t", "", TaintEffect.NO_SCHEDULE))
+            .consumesCounters(
+                DeviceCounterConsumption.of("s", Map.of("c", Counter.of(Quantity.of(1)))))
+            .build();
+    Pool pool =
+        Pool.builder("node-1")
+            .devices(List.of(slot))
+            .partitionTypeAttribute(DRIVER + "/profile")
+            .skipNodeOperations(SkipNodeOperation.ALL)
+            .build();
+    ResourceSliceSpec sent = SliceLayout.layout(DRIVER, pool, LayoutOptions.node("node-1")).get(0);
+    Device stripped = slot.toBuilder().taints(List.of()).build();
+    ResourceSliceSpec stored = spec(stripped);
+    DroppedFields d = DroppedFields.detect(sent, stored).orElseThrow();
+    assertThat(d.disabledFeatures())
+        .containsExactly(
+            "DRADeviceTaints", "DRAPartitionableDevicesType", "DRAOptionalNodeOperations");
+    DroppedFieldsException e = d.exception("node-1", 0);
+    assertThat(e.disabledFeatures()).isEqualTo(d.disabledFeatures());
+    assertThat(e.pool()).isEqualTo("node-1");
+    assertThat(e).hasMessage(d.message("node-1", 0));
+    assertThat(DroppedFields.detect(sent, sent)).isEmpty();
   }
 }

@@ -18,10 +18,11 @@ import io.dra4j.api.device.TaintEffect;
 import io.dra4j.api.provider.Inventory;
 import io.dra4j.api.provider.Pool;
 import io.dra4j.api.provider.PoolScope;
+import io.dra4j.api.provider.SkipNodeOperation;
+import io.dra4j.kube.KubeJson;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -61,24 +62,26 @@ class PoolValidatorTest {
   @Test
   void aTypicalPoolIsValid() {
     Pool p =
-        new Pool(
-            "node-1",
-            List.of(
-                gpu("gpu-0")
-                    .attribute(StandardAttributes.PCI_BUS_ID, "0000:3b:00.0")
-                    .attribute(StandardAttributes.PCIE_ROOT, "pci0000:3a")
-                    .attribute(StandardAttributes.NUMA_NODE, 0)
-                    .attribute("driverVersion", DeviceAttribute.version("550.54.15-rc.1+build.7"))
-                    .taint(DeviceTaint.of(DRIVER + "/unhealthy", "XID79", TaintEffect.NO_EXECUTE))
-                    .build(),
-                gpu("gpu-0-mig-1g")
-                    .consumesCounters(
-                        new DeviceCounterConsumption(
-                            "gpu-0", Map.of("memory", Counter.of(q("10Gi")))))
-                    .bindingConditions(List.of(DRIVER + "/attached"), List.of("Failed"))
-                    .build()),
-            List.of(new CounterSet("gpu-0", Map.of("memory", Counter.of(q("141Gi"))))),
-            PoolScope.node());
+        Pool.builder("node-1")
+            .devices(
+                List.of(
+                    gpu("gpu-0")
+                        .attribute(StandardAttributes.PCI_BUS_ID, "0000:3b:00.0")
+                        .attribute(StandardAttributes.PCIE_ROOT, "pci0000:3a")
+                        .attribute(StandardAttributes.NUMA_NODE, 0)
+                        .attribute(
+                            "driverVersion", DeviceAttribute.version("550.54.15-rc.1+build.7"))
+                        .taint(
+                            DeviceTaint.of(DRIVER + "/unhealthy", "XID79", TaintEffect.NO_EXECUTE))
+                        .build(),
+                    gpu("gpu-0-mig-1g")
+                        .consumesCounters(
+                            DeviceCounterConsumption.of(
+                                "gpu-0", Map.of("memory", Counter.of(q("10Gi")))))
+                        .bindingConditions(List.of(DRIVER + "/attached"), List.of("Failed"))
+                        .build()))
+            .counterSets(List.of(CounterSet.of("gpu-0", Map.of("memory", Counter.of(q("141Gi"))))))
+            .build();
     PoolValidation v = PoolValidator.validate(DRIVER, p);
     assertThat(v.errors()).isEmpty();
     assertThat(v.warnings()).isEmpty();
@@ -440,14 +443,11 @@ class PoolValidatorTest {
               .taint(DeviceTaint.of(DRIVER + "/x", "not valid!", TaintEffect.NO_SCHEDULE))
               .taint(DeviceTaint.of(DRIVER + "/y", "v".repeat(64), TaintEffect.NO_SCHEDULE))
               .taint(
-                  new DeviceTaint(
-                      DRIVER + "/z", "", TaintEffect.NO_EXECUTE, Optional.of("yesterday")))
+                  DeviceTaint.of(DRIVER + "/z", "", TaintEffect.NO_EXECUTE)
+                      .withTimeAdded("yesterday"))
               .taint(
-                  new DeviceTaint(
-                      DRIVER + "/w",
-                      "",
-                      TaintEffect.NO_EXECUTE,
-                      Optional.of("2026-01-02T15:04:05Z")))
+                  DeviceTaint.of(DRIVER + "/w", "", TaintEffect.NO_EXECUTE)
+                      .withTimeAdded("2026-01-02T15:04:05Z"))
               .build();
       assertThat(errors(d))
           .containsExactly(
@@ -489,11 +489,11 @@ class PoolValidatorTest {
       for (String c : counters) {
         m.put(c, Counter.of(q("1")));
       }
-      return new CounterSet(name, m);
+      return CounterSet.of(name, m);
     }
 
     Pool withSets(List<CounterSet> sets, Device... devices) {
-      return new Pool("node-1", List.of(devices), sets, PoolScope.node());
+      return Pool.builder("node-1").devices(List.of(devices)).counterSets(sets).build();
     }
 
     @Test
@@ -533,14 +533,14 @@ class PoolValidatorTest {
       Device d =
           gpu("mig-0")
               .consumesCounters(
-                  new DeviceCounterConsumption("gpu-0", Map.of("memory", Counter.of(q("1")))))
+                  DeviceCounterConsumption.of("gpu-0", Map.of("memory", Counter.of(q("1")))))
               .consumesCounters(
-                  new DeviceCounterConsumption("gpu-0", Map.of("memory", Counter.of(q("1")))))
+                  DeviceCounterConsumption.of("gpu-0", Map.of("memory", Counter.of(q("1")))))
               .consumesCounters(
-                  new DeviceCounterConsumption("gpu-9", Map.of("memory", Counter.of(q("1")))))
+                  DeviceCounterConsumption.of("gpu-9", Map.of("memory", Counter.of(q("1")))))
               .consumesCounters(
-                  new DeviceCounterConsumption("gpu-1", Map.of("sm", Counter.of(q("1")))))
-              .consumesCounters(new DeviceCounterConsumption("gpu-1", Map.of()))
+                  DeviceCounterConsumption.of("gpu-1", Map.of("sm", Counter.of(q("1")))))
+              .consumesCounters(DeviceCounterConsumption.of("gpu-1", Map.of()))
               .build();
       Pool p = withSets(List.of(set("gpu-0", "memory"), set("gpu-1", "memory", "copy")), d);
       assertThat(errors(p))
@@ -566,7 +566,7 @@ class PoolValidatorTest {
       Device d =
           gpu("mig-0")
               .consumesCounters(
-                  new DeviceCounterConsumption("gpu-0", Map.of("memory", Counter.of(q("1Ti")))))
+                  DeviceCounterConsumption.of("gpu-0", Map.of("memory", Counter.of(q("1Ti")))))
               .build();
       assertThat(errors(withSets(List.of(set("gpu-0", "memory")), d))).isEmpty();
     }
@@ -576,7 +576,7 @@ class PoolValidatorTest {
       List<String> names = IntStream.range(0, 33).mapToObj(i -> "c" + i).toList();
       Map<String, Counter> consumed = new java.util.TreeMap<>();
       names.forEach(n -> consumed.put(n, Counter.of(q("1"))));
-      Device d = gpu("mig-0").consumesCounters(new DeviceCounterConsumption("s", consumed)).build();
+      Device d = gpu("mig-0").consumesCounters(DeviceCounterConsumption.of("s", consumed)).build();
       Pool p = withSets(List.of(set("s", names.subList(0, 32).toArray(String[]::new))), d);
       assertThat(errors(p))
           .containsExactly(
@@ -596,13 +596,14 @@ class PoolValidatorTest {
     Device withGroups(String name, List<String> groups) {
       return gpu(name)
           .consumesCounters(
-              new DeviceCounterConsumption("gpu-0", Map.of("memory", Counter.of(q("1"))), groups))
+              DeviceCounterConsumption.of("gpu-0", Map.of("memory", Counter.of(q("1"))))
+                  .withCompatibilityGroups(groups))
           .build();
     }
 
     Pool pool(Device... devices) {
-      CounterSet set = new CounterSet("gpu-0", Map.of("memory", Counter.of(q("2"))));
-      return new Pool("node-1", List.of(devices), List.of(set), PoolScope.node());
+      CounterSet set = CounterSet.of("gpu-0", Map.of("memory", Counter.of(q("2"))));
+      return Pool.builder("node-1").devices(List.of(devices)).counterSets(List.of(set)).build();
     }
 
     @Test
@@ -674,7 +675,7 @@ class PoolValidatorTest {
     Device shared(CapacityRequestPolicy policy, String capacity) {
       return Device.builder("nic-0")
           .allowMultipleAllocations(true)
-          .capacity("bandwidth", new DeviceCapacity(q(capacity), Optional.of(policy)))
+          .capacity("bandwidth", DeviceCapacity.of(q(capacity)).withRequestPolicy(policy))
           .build();
     }
 
@@ -695,11 +696,7 @@ class PoolValidatorTest {
                           q("1Gi"), List.of(q("1Gi"), q("2Gi"), q("4Gi"))),
                       "8Gi")))
           .isEmpty();
-      assertThat(
-              errors(
-                  shared(
-                      new CapacityRequestPolicy(Optional.of(q("1")), List.of(), Optional.empty()),
-                      "8")))
+      assertThat(errors(shared(CapacityRequestPolicy.builder().defaultValue(q("1")).build(), "8")))
           .isEmpty();
     }
 
@@ -709,9 +706,9 @@ class PoolValidatorTest {
           Device.builder("nic-0")
               .capacity(
                   "bandwidth",
-                  new DeviceCapacity(
-                      q("10G"),
-                      Optional.of(CapacityRequestPolicy.validValues(q("1G"), List.of(q("1G"))))))
+                  DeviceCapacity.of(q("10G"))
+                      .withRequestPolicy(
+                          CapacityRequestPolicy.validValues(q("1G"), List.of(q("1G")))))
               .build();
       assertThat(errors(d))
           .containsExactly(
@@ -750,10 +747,24 @@ class PoolValidatorTest {
               prefix() + ".validRange.max: 4 is smaller than min 5",
               prefix() + ".default: 1 is smaller than validRange.min 5",
               prefix() + ".validRange.step: 0 must be greater than zero");
-      assertThat(errors(shared(CapacityRequestPolicy.range(q("8"), q("8"), null, q("4")), "10")))
+      assertThat(
+              errors(
+                  shared(
+                      CapacityRequestPolicy.builder()
+                          .defaultValue(q("8"))
+                          .validRange(CapacityRequestPolicy.Range.of(q("8")).withStep(q("4")))
+                          .build(),
+                      "10")))
           .containsExactly(
               prefix() + ".validRange.step: min + step = 12 is larger than the capacity value 10");
-      assertThat(errors(shared(CapacityRequestPolicy.range(q("9"), q("-1"), q("8"), null), "10")))
+      assertThat(
+              errors(
+                  shared(
+                      CapacityRequestPolicy.builder()
+                          .defaultValue(q("9"))
+                          .validRange(CapacityRequestPolicy.Range.of(q("-1")).withMax(q("8")))
+                          .build(),
+                      "10")))
           .containsExactly(
               prefix() + ".validRange.min: -1 must not be negative",
               prefix() + ".default: 9 is larger than validRange.max 8");
@@ -762,11 +773,10 @@ class PoolValidatorTest {
     @Test
     void defaultIsRequiredAndPoliciesAreExclusive() {
       CapacityRequestPolicy both =
-          new CapacityRequestPolicy(
-              Optional.empty(),
-              List.of(q("1")),
-              Optional.of(
-                  new CapacityRequestPolicy.Range(q("1"), Optional.empty(), Optional.empty())));
+          CapacityRequestPolicy.builder()
+              .validValues(List.of(q("1")))
+              .validRange(CapacityRequestPolicy.Range.of(q("1")))
+              .build();
       assertThat(errors(shared(both, "10")))
           .containsExactly(
               prefix() + ": validValues and validRange are mutually exclusive; set one of them",
@@ -791,10 +801,23 @@ class PoolValidatorTest {
               prefix()
                   + ".validRange.step: 0.0001 cannot be represented in milli-units (at most 3"
                   + " decimals)");
-      assertThat(errors(shared(CapacityRequestPolicy.range(q("1"), q("1"), null, q("1")), "20E")))
+      assertThat(
+              errors(
+                  shared(
+                      CapacityRequestPolicy.builder()
+                          .defaultValue(q("1"))
+                          .validRange(CapacityRequestPolicy.Range.of(q("1")).withStep(q("1")))
+                          .build(),
+                      "20E")))
           .isEmpty();
       assertThat(
-              errors(shared(CapacityRequestPolicy.range(q("10E"), q("10E"), null, q("1")), "20E")))
+              errors(
+                  shared(
+                      CapacityRequestPolicy.builder()
+                          .defaultValue(q("10E"))
+                          .validRange(CapacityRequestPolicy.Range.of(q("10E")).withStep(q("1")))
+                          .build(),
+                      "20E")))
           .containsExactly(
               prefix()
                   + ".validRange.min: 10E is too large for the API server's range arithmetic"
@@ -807,7 +830,7 @@ class PoolValidatorTest {
   @Nested
   class NodeSelection {
     NodeSelector.Requirement req(String key, String op, String... values) {
-      return new NodeSelector.Requirement(key, op, List.of(values));
+      return NodeSelector.Requirement.of(key, op, List.of(values));
     }
 
     @Test
@@ -821,16 +844,16 @@ class PoolValidatorTest {
     @Test
     void perDevicePoolsNeedExactlyOnePerDevice() {
       Pool p =
-          new Pool(
-              "fabric",
-              List.of(
-                  gpu("a").nodeName("node-1").build(),
-                  gpu("b").allNodes(true).build(),
-                  gpu("c").nodeSelector(NodeSelector.forNodeName("node-2")).build(),
-                  gpu("d").build(),
-                  gpu("e").nodeName("Node_1").allNodes(true).build()),
-              List.of(),
-              PoolScope.perDevice());
+          Pool.builder("fabric")
+              .devices(
+                  List.of(
+                      gpu("a").nodeName("node-1").build(),
+                      gpu("b").allNodes(true).build(),
+                      gpu("c").nodeSelector(NodeSelector.forNodeName("node-2")).build(),
+                      gpu("d").build(),
+                      gpu("e").nodeName("Node_1").allNodes(true).build()))
+              .scope(PoolScope.perDevice())
+              .build();
       assertThat(errors(p))
           .containsExactly(
               "pool \"fabric\", device \"d\": in a pool with per-device node selection every device"
@@ -846,10 +869,10 @@ class PoolValidatorTest {
     @Test
     void nodeSelectorRules() {
       NodeSelector two =
-          new NodeSelector(
+          NodeSelector.of(
               List.of(
-                  new NodeSelector.Term(List.of(req("zone", "In", "a")), List.of()),
-                  new NodeSelector.Term(
+                  NodeSelector.Term.of(List.of(req("zone", "In", "a")), List.of()),
+                  NodeSelector.Term.of(
                       List.of(
                           req("zone", "Near", "a"),
                           req("rack", "In"),
@@ -857,7 +880,7 @@ class PoolValidatorTest {
                           req("cores", "Gt", "many"),
                           req("bad key!", "DoesNotExist")),
                       List.of(req("metadata.uid", "In", "a", "b"), req("metadata.name", "Gt")))));
-      Pool p = new Pool("fabric", List.of(), List.of(), PoolScope.nodeSelector(two));
+      Pool p = Pool.builder("fabric").scope(PoolScope.nodeSelector(two)).build();
       String t = "pool \"fabric\": scope.nodeSelector.nodeSelectorTerms";
       assertThat(errors(p))
           .containsExactly(
@@ -883,11 +906,10 @@ class PoolValidatorTest {
     @Test
     void aSingleTermSelectorIsValid() {
       Pool p =
-          new Pool(
-              "fabric",
-              List.of(gpu("gpu-0").build()),
-              List.of(),
-              PoolScope.nodeSelector(NodeSelector.forNodeName("node-1")));
+          Pool.builder("fabric")
+              .devices(List.of(gpu("gpu-0").build()))
+              .scope(PoolScope.nodeSelector(NodeSelector.forNodeName("node-1")))
+              .build();
       assertThat(errors(p)).isEmpty();
     }
   }
@@ -896,13 +918,17 @@ class PoolValidatorTest {
   class NodeAllocatable {
     NodeAllocatableResource mapping(
         String key, String capacityMultiplier, String deviceMultiplier) {
-      return new NodeAllocatableResource(
-          Optional.of(
-              new NodeAllocatableResource.Mapping(
-                  Optional.ofNullable(key),
-                  Optional.ofNullable(capacityMultiplier).map(Quantity::parse),
-                  Optional.ofNullable(deviceMultiplier).map(Quantity::parse))),
-          Optional.empty());
+      NodeAllocatableResource.Mapping m = NodeAllocatableResource.Mapping.empty();
+      if (key != null) {
+        m = m.withCapacityKey(key);
+      }
+      if (capacityMultiplier != null) {
+        m = m.withCapacityMultiplier(q(capacityMultiplier));
+      }
+      if (deviceMultiplier != null) {
+        m = m.withDeviceMultiplier(q(deviceMultiplier));
+      }
+      return NodeAllocatableResource.of(m);
     }
 
     @Test
@@ -914,15 +940,10 @@ class PoolValidatorTest {
               .nodeAllocatableResource("nvidia.com/gpu", mapping(null, null, "1"))
               .nodeAllocatableResource("memory", mapping("hbm", null, "-1"))
               .nodeAllocatableResource("ephemeral-storage", mapping(null, "2", null))
-              .nodeAllocatableResource(
-                  "hugepages-1Gi", new NodeAllocatableResource(Optional.empty(), Optional.empty()))
+              .nodeAllocatableResource("hugepages-1Gi", NodeAllocatableResource.empty())
               .nodeAllocatableResource(
                   "hugepages-x",
-                  new NodeAllocatableResource(
-                      Optional.empty(),
-                      Optional.of(
-                          new NodeAllocatableResource.Overhead(
-                              Optional.of(q("-1")), Optional.empty()))))
+                  NodeAllocatableResource.of(NodeAllocatableResource.Overhead.perPod(q("-1"))))
               .build();
       String p = "pool \"node-1\", device \"gpu-0\": nodeAllocatableResources";
       assertThat(errors(d))
@@ -947,24 +968,111 @@ class PoolValidatorTest {
     }
   }
 
+  @Nested
+  class SkipNodeOperationsAndPartitionType {
+    Device slot(String name, DeviceAttribute profile) {
+      Device.Builder b =
+          gpu(name)
+              .consumesCounters(
+                  DeviceCounterConsumption.of("gpu-0", Map.of("memory", Counter.of(q("1")))));
+      return (profile == null ? b : b.attribute("profile", profile)).build();
+    }
+
+    Pool.Builder partitioned(Device... devices) {
+      return Pool.builder("node-1")
+          .devices(List.of(devices))
+          .counterSets(List.of(CounterSet.of("gpu-0", Map.of("memory", Counter.of(q("8"))))));
+    }
+
+    @Test
+    void prepareIsSkippedOnlyWithUnprepare() {
+      assertThat(
+              errors(
+                  Pool.builder("node-1")
+                      .skipNodeOperations(SkipNodeOperation.NODE_PREPARE_RESOURCES)
+                      .build()))
+          .containsExactly(
+              "pool \"node-1\": skipNodeOperations: NodePrepareResources cannot be skipped unless"
+                  + " NodeUnprepareResources is also skipped (or * is)");
+      for (SkipNodeOperation[] ok :
+          List.of(
+              new SkipNodeOperation[] {
+                SkipNodeOperation.NODE_PREPARE_RESOURCES, SkipNodeOperation.NODE_UNPREPARE_RESOURCES
+              },
+              new SkipNodeOperation[] {
+                SkipNodeOperation.NODE_PREPARE_RESOURCES, SkipNodeOperation.ALL
+              },
+              new SkipNodeOperation[] {SkipNodeOperation.NODE_UNPREPARE_RESOURCES},
+              new SkipNodeOperation[] {SkipNodeOperation.ALL})) {
+        assertThat(errors(Pool.builder("node-1").skipNodeOperations(ok).build())).isEmpty();
+      }
+    }
+
+    @Test
+    void partitionTypeNamesAStringAttributeOfEveryDeviceConsumingCounters() {
+      // Full name, and the bare name in the driver's domain; a plain device needs none.
+      assertThat(
+              errors(
+                  partitioned(slot("a", DeviceAttribute.of("1g")), gpu("plain").build())
+                      .partitionTypeAttribute(DRIVER + "/profile")
+                      .build()))
+          .isEmpty();
+      Device full =
+          gpu("b")
+              .attribute(DRIVER + "/profile", "2g")
+              .consumesCounters(
+                  DeviceCounterConsumption.of("gpu-0", Map.of("memory", Counter.of(q("1")))))
+              .build();
+      assertThat(errors(partitioned(full).partitionTypeAttribute(DRIVER + "/profile").build()))
+          .isEmpty();
+      assertThat(
+              errors(
+                  partitioned(slot("a", null), slot("b", DeviceAttribute.of(2)))
+                      .partitionTypeAttribute(DRIVER + "/profile")
+                      .build()))
+          .containsExactly(
+              "pool \"node-1\", device \"a\": attributes[\"gpu.example.com/profile\"]: is"
+                  + " required: the device consumes counters and the pool's partitionTypeAttribute"
+                  + " names this attribute",
+              "pool \"node-1\", device \"b\": attributes[\"gpu.example.com/profile\"]: must be a"
+                  + " string value because the pool's partitionTypeAttribute names this attribute");
+    }
+
+    @Test
+    void partitionTypeIsAFullyQualifiedNameOnAPoolWithCounterConsumers() {
+      assertThat(
+              errors(
+                  partitioned(slot("a", DeviceAttribute.of("1g")))
+                      .partitionTypeAttribute("profile")
+                      .build()))
+          .containsExactly(
+              "pool \"node-1\": partitionTypeAttribute: \"profile\" must be a domain and a name"
+                  + " separated by a slash, e.g. gpu.example.com/profile");
+      assertThat(
+              errors(
+                  partitioned(slot("a", DeviceAttribute.of("1g")))
+                      .partitionTypeAttribute(DRIVER + "/not-an-identifier")
+                      .build()))
+          .singleElement()
+          .asString()
+          .contains("must be a C identifier");
+      assertThat(
+              errors(
+                  Pool.builder("node-1")
+                      .devices(List.of(gpu("plain").build()))
+                      .partitionTypeAttribute(DRIVER + "/profile")
+                      .build()))
+          .containsExactly(
+              "pool \"node-1\": partitionTypeAttribute: may only be set on a pool with devices"
+                  + " that consume counters (the API server allows it only on slices declaring such"
+                  + " devices)");
+    }
+  }
+
   @Test
-  void unknownDeviceFieldsAreAWarning() {
+  void unknownDeviceFieldsAreAWarning() throws Exception {
     Device d =
-        new Device(
-            "gpu-0",
-            null,
-            null,
-            null,
-            null,
-            null,
-            false,
-            null,
-            false,
-            null,
-            null,
-            false,
-            null,
-            Map.of("futureField", List.of("a")));
+        KubeJson.mapper().readValue("{\"name\":\"gpu-0\",\"futureField\":[\"a\"]}", Device.class);
     Pool p = pool(d);
     assertThat(errors(p)).isEmpty();
     assertThat(warnings(p)).hasSize(1);

@@ -19,7 +19,6 @@ import io.dra4j.api.provider.PoolScope;
 import io.dra4j.kube.ResourceSliceSpec;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class SliceDiffTest {
@@ -40,8 +39,8 @@ class SliceDiffTest {
   }
 
   static DeviceTaint taint(String time) {
-    return new DeviceTaint(
-        DRIVER + "/unhealthy", "xid", TaintEffect.NO_EXECUTE, Optional.ofNullable(time));
+    DeviceTaint t = DeviceTaint.of(DRIVER + "/unhealthy", "xid", TaintEffect.NO_EXECUTE);
+    return time == null ? t : t.withTimeAdded(time);
   }
 
   @Test
@@ -103,11 +102,8 @@ class SliceDiffTest {
     Device otherEffect =
         gpu("a").toBuilder()
             .taint(
-                new DeviceTaint(
-                    DRIVER + "/unhealthy",
-                    "xid",
-                    TaintEffect.NO_SCHEDULE,
-                    Optional.of("2026-03-01T10:00:00Z")))
+                DeviceTaint.of(DRIVER + "/unhealthy", "xid", TaintEffect.NO_SCHEDULE)
+                    .withTimeAdded("2026-03-01T10:00:00Z"))
             .build();
     assertThat(SliceDiff.needsUpdate(spec(otherEffect), spec(withTime))).isTrue();
   }
@@ -136,22 +132,25 @@ class SliceDiffTest {
     ResourceSliceSpec allNodes =
         SliceLayout.layout(
                 DRIVER,
-                new Pool("node-1", List.of(gpu("a")), List.of(), PoolScope.allNodes()),
+                Pool.builder("node-1")
+                    .devices(List.of(gpu("a")))
+                    .scope(PoolScope.allNodes())
+                    .build(),
                 LayoutOptions.clusterWide())
             .get(0);
     assertThat(SliceDiff.differences(base, allNodes)).containsExactly("nodeName", "allNodes");
-    CounterSet set = new CounterSet("s", Map.of("c", Counter.of(Quantity.parse("2"))));
-    CounterSet set2 = new CounterSet("s", Map.of("c", Counter.of(Quantity.parse("2000m"))));
+    CounterSet set = CounterSet.of("s", Map.of("c", Counter.of(Quantity.parse("2"))));
+    CounterSet set2 = CounterSet.of("s", Map.of("c", Counter.of(Quantity.parse("2000m"))));
     ResourceSliceSpec counters =
         SliceLayout.layout(
                 DRIVER,
-                new Pool("node-1", List.of(), List.of(set), PoolScope.node()),
+                Pool.builder("node-1").counterSets(List.of(set)).build(),
                 LayoutOptions.node("node-1"))
             .get(0);
     ResourceSliceSpec counters2 =
         SliceLayout.layout(
                 DRIVER,
-                new Pool("node-1", List.of(), List.of(set2), PoolScope.node()),
+                Pool.builder("node-1").counterSets(List.of(set2)).build(),
                 LayoutOptions.node("node-1"))
             .get(0);
     assertThat(SliceDiff.needsUpdate(counters, counters2)).isFalse();
@@ -171,32 +170,62 @@ class SliceDiffTest {
   }
 
   @Test
+  void fieldsUnknownToThisVersionInsideADeviceAreIgnoredToo() throws Exception {
+    // A newer API server that defaults a field inside a capacity, a taint or a counter must not
+    // make every publish an update.
+    Device d =
+        gpu("a").toBuilder()
+            .capacity("memory", Quantity.parse("80Gi"))
+            .taint(DeviceTaint.of(DRIVER + "/t", "", TaintEffect.NO_SCHEDULE))
+            .consumesCounters(
+                DeviceCounterConsumption.of("s", Map.of("c", Counter.of(Quantity.of(1)))))
+            .build();
+    ResourceSliceSpec desired = spec(d);
+    var tree = (com.fasterxml.jackson.databind.node.ObjectNode) mapper.valueToTree(desired);
+    var device = (com.fasterxml.jackson.databind.node.ObjectNode) tree.get("devices").get(0);
+    ((com.fasterxml.jackson.databind.node.ObjectNode) device.get("capacity").get("memory"))
+        .put("future", 1);
+    ((com.fasterxml.jackson.databind.node.ObjectNode) device.get("taints").get(0)).put("future", 1);
+    ((com.fasterxml.jackson.databind.node.ObjectNode)
+            device.get("consumesCounters").get(0).get("counters").get("c"))
+        .put("future", 1);
+    ResourceSliceSpec existing = mapper.treeToValue(tree, ResourceSliceSpec.class);
+    assertThat(existing.devices().get(0).capacity().get("memory").unknownFields())
+        .containsKey("future");
+    assertThat(SliceDiff.needsUpdate(desired, existing)).isFalse();
+    // And they are written back as read.
+    assertThat((Object) mapper.valueToTree(existing)).isEqualTo(tree);
+  }
+
+  @Test
   void requestPoliciesAndCountersCompareByValue() {
     Device a =
         Device.builder("nic")
             .allowMultipleAllocations(true)
             .capacity(
                 "bw",
-                new DeviceCapacity(
-                    Quantity.parse("10G"),
-                    Optional.of(
-                        CapacityRequestPolicy.range(
-                            Quantity.parse("1G"), Quantity.parse("1G"), null, null))))
+                DeviceCapacity.of(Quantity.parse("10G"))
+                    .withRequestPolicy(
+                        CapacityRequestPolicy.builder()
+                            .defaultValue(Quantity.parse("1G"))
+                            .validRange(CapacityRequestPolicy.Range.of(Quantity.parse("1G")))
+                            .build()))
             .consumesCounters(
-                new DeviceCounterConsumption("s", Map.of("c", Counter.of(Quantity.parse("1k")))))
+                DeviceCounterConsumption.of("s", Map.of("c", Counter.of(Quantity.parse("1k")))))
             .build();
     Device b =
         Device.builder("nic")
             .allowMultipleAllocations(true)
             .capacity(
                 "bw",
-                new DeviceCapacity(
-                    Quantity.parse("10000M"),
-                    Optional.of(
-                        CapacityRequestPolicy.range(
-                            Quantity.parse("1000M"), Quantity.parse("1e9"), null, null))))
+                DeviceCapacity.of(Quantity.parse("10000M"))
+                    .withRequestPolicy(
+                        CapacityRequestPolicy.builder()
+                            .defaultValue(Quantity.parse("1000M"))
+                            .validRange(CapacityRequestPolicy.Range.of(Quantity.parse("1e9")))
+                            .build()))
             .consumesCounters(
-                new DeviceCounterConsumption("s", Map.of("c", Counter.of(Quantity.parse("1000")))))
+                DeviceCounterConsumption.of("s", Map.of("c", Counter.of(Quantity.parse("1000")))))
             .build();
     assertThat(SliceDiff.deviceEqual(a, b)).isTrue();
     assertThat(SliceDiff.deviceEqual(a, b.toBuilder().allowMultipleAllocations(false).build()))

@@ -14,6 +14,7 @@ import io.dra4j.api.device.Quantity;
 import io.dra4j.api.device.TaintEffect;
 import io.dra4j.api.provider.Pool;
 import io.dra4j.api.provider.PoolScope;
+import io.dra4j.api.provider.SkipNodeOperation;
 import io.dra4j.kube.ResourceSliceSpec;
 import java.util.ArrayList;
 import java.util.List;
@@ -125,13 +126,45 @@ class SliceLayoutTest {
   }
 
   @Test
+  void skipNodeOperationsGoOnEverySliceAndPartitionTypeOnlyWhereDevicesConsumeCounters() {
+    // 64 plain devices, then 1 that consumes counters: two device slices after the counter set's.
+    List<Device> devices = new java.util.ArrayList<>();
+    IntStream.range(0, 64).forEach(i -> devices.add(plain(i)));
+    devices.add(
+        plain(64).toBuilder()
+            .attribute("profile", "1g")
+            .consumesCounters(
+                DeviceCounterConsumption.of("gpu-0", Map.of("memory", Counter.of(Quantity.of(1)))))
+            .build());
+    Pool pool =
+        Pool.builder("node-1")
+            .devices(devices)
+            .counterSets(
+                List.of(CounterSet.of("gpu-0", Map.of("memory", Counter.of(Quantity.of(8))))))
+            .partitionTypeAttribute(DRIVER + "/profile")
+            .skipNodeOperations(
+                SkipNodeOperation.NODE_UNPREPARE_RESOURCES,
+                SkipNodeOperation.NODE_PREPARE_RESOURCES)
+            .build();
+    List<ResourceSliceSpec> specs = SliceLayout.layout(DRIVER, pool, NODE);
+    assertThat(specs).hasSize(3);
+    assertThat(specs)
+        .allSatisfy(
+            s ->
+                assertThat(s.skipNodeOperations())
+                    .containsExactly("NodePrepareResources", "NodeUnprepareResources"));
+    assertThat(specs.get(0).partitionTypeAttribute()).isEmpty(); // the counter set
+    assertThat(specs.get(1).partitionTypeAttribute()).isEmpty(); // plain devices only
+    assertThat(specs.get(2).partitionTypeAttribute()).contains(DRIVER + "/profile");
+  }
+
+  @Test
   void counterSetsGoInTheirOwnSlicesFirstEightPerSlice() {
     List<CounterSet> sets =
         IntStream.range(0, 10)
             .mapToObj(
                 i ->
-                    new CounterSet(
-                        "gpu-" + i, Map.of("memory", Counter.of(Quantity.parse("80Gi")))))
+                    CounterSet.of("gpu-" + i, Map.of("memory", Counter.of(Quantity.parse("80Gi")))))
             .toList();
     List<Device> devices =
         IntStream.range(0, 70)
@@ -139,13 +172,14 @@ class SliceLayoutTest {
                 i ->
                     plain(i).toBuilder()
                         .consumesCounters(
-                            new DeviceCounterConsumption(
+                            DeviceCounterConsumption.of(
                                 "gpu-" + (i % 10),
                                 Map.of("memory", Counter.of(Quantity.parse("10Gi")))))
                         .build())
             .toList();
     List<ResourceSliceSpec> specs =
-        SliceLayout.layout(DRIVER, new Pool("node-1", devices, sets, PoolScope.node()), NODE);
+        SliceLayout.layout(
+            DRIVER, Pool.builder("node-1").devices(devices).counterSets(sets).build(), NODE);
     assertThat(specs).hasSize(4);
     assertThat(specs.get(0).sharedCounters()).hasSize(8);
     assertThat(specs.get(0).devices()).isEmpty();
@@ -240,7 +274,7 @@ class SliceLayoutTest {
     ResourceSliceSpec all =
         SliceLayout.layout(
                 DRIVER,
-                new Pool("net", List.of(plain(0)), List.of(), PoolScope.allNodes()),
+                Pool.builder("net").devices(List.of(plain(0))).scope(PoolScope.allNodes()).build(),
                 LayoutOptions.clusterWide())
             .get(0);
     assertThat(all.allNodes()).isTrue();
@@ -248,7 +282,10 @@ class SliceLayoutTest {
     ResourceSliceSpec bySelector =
         SliceLayout.layout(
                 DRIVER,
-                new Pool("net", List.of(plain(0)), List.of(), PoolScope.nodeSelector(sel)),
+                Pool.builder("net")
+                    .devices(List.of(plain(0)))
+                    .scope(PoolScope.nodeSelector(sel))
+                    .build(),
                 LayoutOptions.clusterWide())
             .get(0);
     assertThat(bySelector.nodeSelector()).contains(sel);
@@ -256,11 +293,10 @@ class SliceLayoutTest {
     ResourceSliceSpec perDevice =
         SliceLayout.layout(
                 DRIVER,
-                new Pool(
-                    "net",
-                    List.of(plain(0).toBuilder().nodeName("node-1").build()),
-                    List.of(),
-                    PoolScope.perDevice()),
+                Pool.builder("net")
+                    .devices(List.of(plain(0).toBuilder().nodeName("node-1").build()))
+                    .scope(PoolScope.perDevice())
+                    .build(),
                 NODE)
             .get(0);
     assertThat(perDevice.perDeviceNodeSelection()).isTrue();

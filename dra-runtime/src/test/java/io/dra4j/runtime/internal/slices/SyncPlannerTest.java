@@ -12,7 +12,6 @@ import io.dra4j.kube.ResourceSlice;
 import io.dra4j.kube.ResourceSliceSpec;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
@@ -237,7 +236,7 @@ class SyncPlannerTest {
     List<ResourceSliceSpec> want =
         SliceLayout.layout(
             DRIVER,
-            new Pool(POOL, devs, List.of(), PoolScope.allNodes()),
+            Pool.builder(POOL).devices(devs).scope(PoolScope.allNodes()).build(),
             LayoutOptions.node(NODE));
     ResourceSlice nodeLocal = existing(0, 1, desired(devs).get(0), 1);
     SyncPlan plan = SyncPlanner.plan(POOL, want, List.of(nodeLocal), 1);
@@ -251,7 +250,7 @@ class SyncPlannerTest {
   void serverTaintTimesAreNotAChangeAndAreKeptOnUpdate() {
     DeviceTaint sent = DeviceTaint.of(DRIVER + "/unhealthy", "", TaintEffect.NO_SCHEDULE);
     DeviceTaint stored =
-        new DeviceTaint(sent.key(), "", sent.effect(), Optional.of("2026-01-02T03:04:05Z"));
+        DeviceTaint.of(sent.key(), "", sent.effect()).withTimeAdded("2026-01-02T03:04:05Z");
     Device d0 = Device.builder("dev-0").taint(sent).build();
     Device d0Stored = Device.builder("dev-0").taint(stored).build();
     List<ResourceSliceSpec> want = desired(List.of(d0, dev(1)));

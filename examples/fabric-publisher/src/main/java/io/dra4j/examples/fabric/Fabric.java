@@ -81,18 +81,16 @@ record Fabric(
     racks.forEach(
         (rack, ports) ->
             pools.add(
-                new Pool(
-                    "rack-" + rack,
-                    IntStream.range(0, ports).mapToObj(i -> port(rack, i)).toList(),
-                    List.of(),
-                    PoolScope.nodeSelector(rackSelector(rack)))));
+                Pool.builder("rack-" + rack)
+                    .devices(IntStream.range(0, ports).mapToObj(i -> port(rack, i)).toList())
+                    .scope(PoolScope.nodeSelector(rackSelector(rack)))
+                    .build()));
     if (accelerators > 0) {
       pools.add(
-          new Pool(
-              "shared",
-              IntStream.range(0, accelerators).mapToObj(Fabric::accelerator).toList(),
-              List.of(),
-              PoolScope.allNodes()));
+          Pool.builder("shared")
+              .devices(IntStream.range(0, accelerators).mapToObj(Fabric::accelerator).toList())
+              .scope(PoolScope.allNodes())
+              .build());
     }
     if (!attached.isEmpty()) {
       List<Device> namespaces = new ArrayList<>();
@@ -108,16 +106,16 @@ record Fabric(
                       .build());
             }
           });
-      pools.add(new Pool("attached", namespaces, List.of(), PoolScope.perDevice()));
+      pools.add(Pool.builder("attached").devices(namespaces).scope(PoolScope.perDevice()).build());
     }
     return pools;
   }
 
   private NodeSelector rackSelector(String rack) {
-    return new NodeSelector(
+    return NodeSelector.of(
         List.of(
-            new NodeSelector.Term(
-                List.of(new NodeSelector.Requirement(rackLabel, "In", List.of(rack))), List.of())));
+            NodeSelector.Term.of(
+                List.of(NodeSelector.Requirement.of(rackLabel, "In", List.of(rack))), List.of())));
   }
 
   private static Device port(String rack, int index) {

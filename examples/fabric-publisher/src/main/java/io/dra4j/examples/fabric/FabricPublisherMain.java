@@ -1,6 +1,9 @@
 package io.dra4j.examples.fabric;
 
+import io.dra4j.api.device.Device;
+import io.dra4j.api.device.NodeSelector;
 import io.dra4j.api.provider.Pool;
+import io.dra4j.api.provider.PoolScope;
 import io.dra4j.kube.DeviceClass;
 import io.dra4j.kube.HttpKubeClient;
 import io.dra4j.kube.KubeClients;
@@ -16,6 +19,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.regex.Matcher;
@@ -175,6 +179,16 @@ public final class FabricPublisherMain implements Callable<Integer> {
     }
   }
 
+  /** What --dry-run prints of a pool: its name, its scope and its devices in the API's form. */
+  record PoolView(String name, ScopeView scope, List<Device> devices) {
+    record ScopeView(PoolScope.Kind kind, Optional<NodeSelector> nodeSelector) {}
+
+    static PoolView of(Pool p) {
+      return new PoolView(
+          p.name(), new ScopeView(p.scope().kind(), p.scope().nodeSelector()), p.devices());
+    }
+  }
+
   @Command(
       name = "run",
       sortOptions = false,
@@ -257,7 +271,8 @@ public final class FabricPublisherMain implements Callable<Integer> {
     public Integer call() throws Exception {
       List<Pool> pools = new Fabric(rackLabel, racks, accelerators, attached).pools();
       if (dryRun) {
-        out.println(KubeJson.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(pools));
+        List<PoolView> view = pools.stream().map(PoolView::of).toList();
+        out.println(KubeJson.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(view));
         return 0;
       }
       String driver = connection.driverName(env);

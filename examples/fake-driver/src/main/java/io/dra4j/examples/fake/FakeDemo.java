@@ -220,7 +220,7 @@ final class FakeDemo {
 
       step("The kubelet calls NodePrepareResources");
       ClaimRef ref =
-          new ClaimRef(
+          ClaimRef.of(
               claim.metadata().namespace(), claim.metadata().name(), claim.metadata().uid());
       ClaimResult prepared = plugin.prepare(List.of(ref)).get(ref.uid());
       require(prepared.isOk(), "prepare: " + prepared.error().orElse(""));

@@ -175,7 +175,7 @@ public final class HostdevProvider implements DeviceProvider, HealthReporting {
         if (p.readOnly()) {
           options.add("ro");
         }
-        e.mount(new Mount(p.hostPath(), p.containerPath(), Optional.empty(), options));
+        e.mount(Mount.builder(p.hostPath(), p.containerPath()).options(options).build());
         continue;
       }
       DeviceNode.Builder n =
@@ -185,22 +185,10 @@ public final class HostdevProvider implements DeviceProvider, HealthReporting {
       if (!p.containerPath().equals(p.hostPath())) {
         n.hostPath(p.hostPath());
       }
-      DeviceNode node = n.build();
       if (p.nodeType().isPresent()) {
-        node =
-            new DeviceNode(
-                node.path(),
-                node.hostPath(),
-                Optional.of(String.valueOf(p.nodeType().get())),
-                Optional.of(p.major()),
-                Optional.of(p.minor()),
-                node.permissions(),
-                node.fileMode(),
-                node.uid(),
-                node.gid(),
-                node.required());
+        n.type(String.valueOf(p.nodeType().get())).major(p.major()).minor(p.minor());
       }
-      e.deviceNode(node);
+      e.deviceNode(n.build());
     }
     return e.build();
   }

@@ -27,8 +27,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -95,30 +93,24 @@ class HostdevProviderTest {
     assertThat(devices.get(1).attributes())
         .containsEntry(DRIVER + "/instance", DeviceAttribute.of(1));
 
-    ClaimRef claim = new ClaimRef("ns", "c", "00000000-0000-4000-8000-000000000001");
+    ClaimRef claim = ClaimRef.of("ns", "c", "00000000-0000-4000-8000-000000000001");
     AllocatedDevice a = AllocatedDevice.of("req", NODE, d.name());
-    PrepareResult r = provider.prepare(new ClaimAllocation(claim, List.of(a), Map.of()));
+    PrepareResult r = provider.prepare(ClaimAllocation.of(claim, List.of(a)));
     ContainerEdits edits = r.devices().get(0).edits();
     assertThat(edits.deviceNodes())
         .containsExactly(
-            new DeviceNode(
-                "/dev/fuse0",
-                Optional.of("/dev/fuse"),
-                Optional.of("c"),
-                Optional.of(1L),
-                Optional.of(3L),
-                Optional.of("rw"),
-                Optional.empty(),
-                Optional.empty(),
-                Optional.empty(),
-                true));
+            DeviceNode.builder("/dev/fuse0")
+                .hostPath("/dev/fuse")
+                .type("c")
+                .major(1L)
+                .minor(3L)
+                .permissions("rw")
+                .build());
     assertThat(edits.mounts())
         .containsExactly(
-            new Mount(
-                "/etc/hostname",
-                "/etc/hostname",
-                Optional.empty(),
-                List.of("rbind", "nosuid", "ro")));
+            Mount.builder("/etc/hostname", "/etc/hostname")
+                .options(List.of("rbind", "nosuid", "ro"))
+                .build());
 
     // The CDI spec the runtime writes of it, read back, and run through the reference library.
     ClaimSpec spec =
@@ -137,8 +129,7 @@ class HostdevProviderTest {
     assertThatThrownBy(
             () ->
                 provider.prepare(
-                    new ClaimAllocation(
-                        claim, List.of(AllocatedDevice.of("req", NODE, "gone-0")), Map.of())))
+                    ClaimAllocation.of(claim, List.of(AllocatedDevice.of("req", NODE, "gone-0")))))
         .isInstanceOf(DeviceException.class)
         .hasMessageContaining("device gone-0 of claim")
         .hasMessageContaining("is not on this node any more");

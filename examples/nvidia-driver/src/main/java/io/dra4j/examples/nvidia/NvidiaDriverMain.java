@@ -164,10 +164,9 @@ public final class NvidiaDriverMain {
         return 0;
       }
       Device device = pool.get().devices().get(0);
-      ClaimRef claim = new ClaimRef("default", "sample", "00000000-0000-4000-8000-000000000000");
+      ClaimRef claim = ClaimRef.of("default", "sample", "00000000-0000-4000-8000-000000000000");
       AllocatedDevice allocated = AllocatedDevice.of("gpu", pool.get().name(), device.name());
-      PrepareResult result =
-          provider.prepare(new ClaimAllocation(claim, List.of(allocated), Map.of()));
+      PrepareResult result = provider.prepare(ClaimAllocation.of(claim, List.of(allocated)));
       ClaimSpec spec =
           ClaimSpec.build(CdiKind.forDriver(driver), claim, result.devices(), ContainerEdits.NONE);
       out.println(
