@@ -1,7 +1,9 @@
 package io.dra4j.runtime.internal.kubelet;
 
 import io.dra4j.api.claim.ClaimRef;
-import io.dra4j.kube.RequestNames;
+import io.dra4j.runtime.internal.claims.ClaimPrepareResult;
+import io.dra4j.runtime.internal.claims.NodeCall;
+import io.dra4j.runtime.internal.claims.NodeService;
 import io.grpc.Context;
 import io.grpc.Status;
 import io.grpc.StatusException;
@@ -18,8 +20,7 @@ import org.slf4j.MDC;
 
 /**
  * The version-neutral DRA node service: checks the request, calls the {@link NodeService},
- * completes and normalizes its answer, logs. The v1 and v1beta1 gRPC services only convert messages
- * around it.
+ * completes its answer, logs. {@link DraPluginV1Service} converts messages around it.
  */
 final class NodeCalls {
 
@@ -160,8 +161,6 @@ final class NodeCalls {
         log.error("#{} {} driver={} claim {}: {}", id, method, driverName, claim, r.error().get());
       } else if (!r.isOk()) {
         warnFailed(id, method, claim, r.error().get());
-      } else {
-        r = stripSubrequests(r);
       }
       out.put(claim.uid(), r);
     }
@@ -233,35 +232,6 @@ final class NodeCalls {
       }
     }
     return found == raw.size();
-  }
-
-  /** The kubelet matches containers by base request name: "gpu/small" becomes "gpu". */
-  static ClaimPrepareResult stripSubrequests(ClaimPrepareResult result) {
-    boolean any = false;
-    for (KubeletDevice d : result.devices()) {
-      for (String name : d.requestNames()) {
-        if (RequestNames.subrequest(name).isPresent()) {
-          any = true;
-          break;
-        }
-      }
-    }
-    if (!any) {
-      return result;
-    }
-    List<KubeletDevice> devices = new ArrayList<>(result.devices().size());
-    for (KubeletDevice d : result.devices()) {
-      List<String> names = new ArrayList<>(d.requestNames().size());
-      for (String name : d.requestNames()) {
-        String base = RequestNames.base(name);
-        if (!names.contains(base)) {
-          names.add(base);
-        }
-      }
-      devices.add(
-          new KubeletDevice(names, d.poolName(), d.deviceName(), d.cdiDeviceIds(), d.shareId()));
-    }
-    return ClaimPrepareResult.ok(devices);
   }
 
   private record Call(long id, Context context) implements NodeCall {

@@ -19,8 +19,6 @@ import io.dra4j.kube.KubeException;
 import io.dra4j.kube.ObjectMeta;
 import io.dra4j.kube.ResourceClaim;
 import io.dra4j.kube.ResourceClaimStatus;
-import io.dra4j.runtime.internal.kubelet.ClaimPrepareResult;
-import io.dra4j.runtime.internal.kubelet.NodeCall;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

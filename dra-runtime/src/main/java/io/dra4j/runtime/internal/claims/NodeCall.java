@@ -1,4 +1,4 @@
-package io.dra4j.runtime.internal.kubelet;
+package io.dra4j.runtime.internal.claims;
 
 /**
  * What a {@link NodeService} learns about the kubelet call it is serving.
