@@ -174,7 +174,7 @@ public final class ClaimPreparer implements NodeService {
             outcomes.put(
                 ref.uid(),
                 r instanceof ClaimReader.Readable readable
-                    ? transaction.prepare(readable.claim())
+                    ? transaction.prepare(readable.claim(), call)
                     : PrepareTransaction.Outcome.failed(
                         ((ClaimReader.Refused) r).reason().getMessage()));
           }

@@ -64,8 +64,8 @@ final class PrepareTransaction {
     this.release = release;
   }
 
-  /** Prepares one claim up to its status; never throws. */
-  Outcome prepare(ResolvedClaim r) {
+  /** Prepares one claim up to its status, serving the kubelet's {@code call}; never throws. */
+  Outcome prepare(ResolvedClaim r, NodeCall call) {
     ClaimRef ref = r.ref();
     try {
       Optional<ClaimCheckpoint> existing = records.read(ref.uid());
@@ -79,11 +79,20 @@ final class PrepareTransaction {
                 "driver {} claim {}: no device of this driver is allocated", events.driver(), ref);
         return new Outcome(ClaimPrepareResult.ok(List.of()), false, Optional.empty());
       }
+      if (call.isCancelled()) {
+        // Earlier claims of the call took its time: the kubelet no longer waits for this one.
+        throw new ClaimException(
+            "claim "
+                + ref
+                + ": the kubelet gave up on the call"
+                + call.deadline().map(d -> " (deadline " + d + ")").orElse("")
+                + " before this claim's prepare began; it prepares the claim again in a later call");
+      }
       Optional<String> conflict = index.reserve(ref, r.devices());
       if (conflict.isPresent()) {
         throw new ClaimException("claim " + ref + ": " + conflict.get());
       }
-      return Outcome.prepared(r, prepareFresh(r), false);
+      return Outcome.prepared(r, prepareFresh(r, call), false);
     } catch (ClaimException e) {
       return Outcome.failed(e.getMessage());
     } catch (IOException e) {
@@ -98,7 +107,8 @@ final class PrepareTransaction {
   }
 
   /** From reservation to the PrepareCompleted record; undoes its own work when a step fails. */
-  private ClaimCheckpoint prepareFresh(ResolvedClaim r) throws ClaimException, IOException {
+  private ClaimCheckpoint prepareFresh(ResolvedClaim r, NodeCall call)
+      throws ClaimException, IOException {
     ClaimRef ref = r.ref();
     ClaimCheckpoint started;
     try {
@@ -117,7 +127,7 @@ final class PrepareTransaction {
     CrashPoints.reach(CrashPoints.AFTER_STARTED);
     List<PreparedDevice> devices;
     try {
-      devices = ResultCheck.inAllocationOrder(r.devices(), provider.prepare(r));
+      devices = ResultCheck.inAllocationOrder(r.devices(), provider.prepare(r, call));
     } catch (DeviceException | RuntimeException e) {
       String msg =
           e instanceof DeviceException

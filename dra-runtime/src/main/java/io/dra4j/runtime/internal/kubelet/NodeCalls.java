@@ -5,13 +5,16 @@ import io.dra4j.runtime.internal.claims.ClaimPrepareResult;
 import io.dra4j.runtime.internal.claims.NodeCall;
 import io.dra4j.runtime.internal.claims.NodeService;
 import io.grpc.Context;
+import io.grpc.Deadline;
 import io.grpc.Status;
 import io.grpc.StatusException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
@@ -75,7 +78,7 @@ final class NodeCalls {
     MDC.put(MDC_REQUEST_ID, Long.toString(id));
     try {
       List<ClaimRef> claims = checkClaims(requested);
-      Map<String, T> raw = body.call(claims, new Call(id, Context.current()));
+      Map<String, T> raw = body.call(claims, Call.of(id, Context.current()));
       Map<String, T> result = completer.complete(id, method, claims, raw);
       observer.answered(
           method,
@@ -234,7 +237,18 @@ final class NodeCalls {
     return found == raw.size();
   }
 
-  private record Call(long id, Context context) implements NodeCall {
+  private record Call(long id, Context context, Optional<Instant> deadline) implements NodeCall {
+
+    static Call of(long id, Context context) {
+      Deadline d = context.getDeadline();
+      return new Call(
+          id,
+          context,
+          d == null
+              ? Optional.empty()
+              : Optional.of(Instant.now().plusNanos(d.timeRemaining(TimeUnit.NANOSECONDS))));
+    }
+
     @Override
     public long requestId() {
       return id;
@@ -243,6 +257,17 @@ final class NodeCalls {
     @Override
     public boolean isCancelled() {
       return context.isCancelled();
+    }
+
+    @Override
+    public void onCancel(Runnable hook) {
+      if (context.isCancelled()) {
+        hook.run();
+      } else {
+        // A call's context runs a listener added after it was cancelled at once, so a
+        // cancellation between the check and here is not missed.
+        context.addListener(c -> hook.run(), Runnable::run);
+      }
     }
   }
 }
