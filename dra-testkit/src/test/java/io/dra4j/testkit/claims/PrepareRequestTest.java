@@ -49,9 +49,11 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * What a provider that implements {@code prepare(PrepareRequest)} gets and may answer, through the
  * kubelet contract: the whole claim, the kubelet's deadline and cancellation, every config that
- * applies to a device.
+ * applies to a device, and CDI device ids of specs it manages itself.
  */
 class PrepareRequestTest {
+
+  static final String STATIC_KIND = "vendor.example.com/gpu";
 
   private static final MultiThreadIoEventLoopGroup GROUP =
       new MultiThreadIoEventLoopGroup(
@@ -261,5 +263,79 @@ class PrepareRequestTest {
     assertThat(retry.get(next.uid()).isOk()).isTrue();
     assertThat(provider.requests).extracting(r -> r.claim().ref()).containsExactly(ref, next);
     assertThat(provider.unprepared).isEmpty();
+  }
+
+  /** A spec another tool wrote, as {@code nvidia-ctk cdi generate} writes NVIDIA's. */
+  Path writeStaticSpec() throws Exception {
+    return Files.writeString(
+        h.cdiDir.resolve("vendor-static.json"),
+        "{\"cdiVersion\":\"0.3.0\",\"kind\":\""
+            + STATIC_KIND
+            + "\",\"devices\":["
+            + "{\"name\":\"gpu-0\",\"containerEdits\":{\"env\":[\"STATIC_GPU=0\"]}},"
+            + "{\"name\":\"gpu-1\",\"containerEdits\":{\"env\":[\"STATIC_GPU=1\"]}}]}");
+  }
+
+  @Test
+  void cdiDeviceIdsOfASpecTheProviderManagesReachTheKubeletAfterItsEdits() throws Exception {
+    Path spec = writeStaticSpec();
+    // gpu-0: container edits and the static device; gpu-1: the static device alone.
+    provider.body =
+        (r, d) -> {
+          PreparedDevice.Builder b =
+              PreparedDevice.builder(d).cdiDeviceId(STATIC_KIND + "=" + d.device());
+          if (d.device().equals("gpu-0")) {
+            b.edits(ContainerEdits.builder().env("DEV", d.device()).build());
+          }
+          return b.build();
+        };
+    h.start(provider);
+    ClaimRef ref =
+        h.seed(
+            "static",
+            List.of(
+                ClaimsHarness.result("gpu", "node-a", "gpu-0"),
+                ClaimsHarness.result("gpu", "node-a", "gpu-1")));
+
+    // The harness's container runtime resolves every id with the CDI library (cdi-validate).
+    ClaimResult r = h.plugin.prepare(List.of(ref)).get(ref.uid());
+
+    assertThat(r.error()).isEmpty();
+    assertThat(r.devices().get(0).cdiDeviceIds())
+        .containsExactly(
+            "k8s." + ClaimsHarness.DRIVER + "/claim=" + ref.uid() + "-gpu-0",
+            STATIC_KIND + "=gpu-0");
+    assertThat(r.devices().get(1).cdiDeviceIds()).containsExactly(STATIC_KIND + "=gpu-1");
+
+    // The spec is the provider's: neither unprepare nor a restart's cleanup touches it.
+    assertThat(h.plugin.unprepare(List.of(ref))).containsEntry(ref.uid(), Optional.empty());
+    h.stopDriver();
+    h.start(provider);
+    assertThat(h.cdiFiles()).containsExactly(spec.getFileName().toString());
+  }
+
+  @Test
+  void anIdThatNamesNoDeviceFailsTheClaimAndIsUndone() throws Exception {
+    writeStaticSpec();
+    provider.body =
+        (r, d) ->
+            PreparedDevice.builder(d)
+                .edits(ContainerEdits.builder().env("DEV", d.device()).build())
+                .cdiDeviceId(STATIC_KIND + "=gpu-9")
+                .build();
+    h.start(provider);
+    ClaimRef ref = h.seed("missing", List.of(ClaimsHarness.result("gpu", "node-a", "gpu-0")));
+
+    ClaimResult r = h.plugin.prepare(List.of(ref)).get(ref.uid());
+
+    assertThat(r.error())
+        .hasValueSatisfying(
+            e ->
+                assertThat(e)
+                    .contains("claim ns/missing")
+                    .contains("CDI device id \"" + STATIC_KIND + "=gpu-9\" names no device"));
+    assertThat(provider.unprepared).hasSize(1);
+    assertThat(h.checkpointFiles()).isEmpty();
+    assertThat(h.cdiFiles()).containsExactly("vendor-static.json");
   }
 }

@@ -5,6 +5,7 @@ import io.dra4j.api.claim.AllocatedDevice;
 import io.dra4j.api.claim.ClaimRef;
 import io.dra4j.api.claim.DeviceException;
 import io.dra4j.api.claim.PreparedDevice;
+import io.dra4j.runtime.cdi.CdiSpecDirectories;
 import io.dra4j.runtime.cdi.CdiSpecWriter;
 import io.dra4j.runtime.cdi.ClaimSpec;
 import io.dra4j.runtime.internal.checkpoint.CheckpointDevice;
@@ -34,29 +35,53 @@ final class ClaimFiles {
   private final Optional<DeviceMetadataFiles> metadata;
   private final DeviceLookup lookup;
   private final Path metadataRoot;
+  private final CdiSpecDirectories specDirectories;
 
+  /**
+   * @param staticCdiDirectory where the static CDI specs are, besides the writer's directory: the
+   *     CDI device ids a provider manages itself must name a device of a spec in one of the two
+   */
   ClaimFiles(
       CdiSpecWriter cdi,
       Optional<DeviceMetadataFiles> metadata,
       DeviceLookup lookup,
-      Path pluginDataDirectory) {
+      Path pluginDataDirectory,
+      Path staticCdiDirectory) {
     this.cdi = cdi;
     this.metadata = metadata;
     this.lookup = lookup;
     this.metadataRoot = pluginDataDirectory.resolve(DeviceMetadataFiles.DIRECTORY);
+    Set<String> ours = new HashSet<>();
+    ours.add(cdi.kind().toString());
+    metadata.ifPresent(m -> ours.add(m.kind().toString()));
+    this.specDirectories =
+        new CdiSpecDirectories(
+            staticCdiDirectory.equals(cdi.directory())
+                ? List.of(cdi.directory())
+                : List.of(staticCdiDirectory, cdi.directory()),
+            ours);
   }
 
   /**
-   * Writes the claim's files.
+   * Checks the CDI devices the provider manages itself, then writes the claim's files.
    *
    * @param devices what the provider prepared, in allocation order
-   * @return per device, in the same order, the CDI ids the kubelet gets for it: its own CDI device
-   *     (none without edits) and, on the first device of each request, the request's metadata
-   * @throws DeviceException when an edit is invalid for CDI or a device node is missing
+   * @return per device, in the same order, the CDI ids the kubelet gets for it: the CDI device of
+   *     its edits (none without edits), the provider's own, and, on the first device of each
+   *     request, the request's metadata
+   * @throws DeviceException when an edit is invalid for CDI, a device node is missing, or a CDI
+   *     device id of the provider's names no device of a spec in the CDI spec directories
    * @throws IOException when a file cannot be written
    */
   List<List<String>> write(ResolvedClaim claim, List<PreparedDevice> devices)
       throws DeviceException, IOException {
+    for (PreparedDevice p : devices) {
+      if (!p.cdiDeviceIds().isEmpty()) {
+        specDirectories.requireDevices(
+            "device " + ResultCheck.describe(p.device()) + " of claim " + claim.ref(),
+            p.cdiDeviceIds());
+      }
+    }
     ClaimSpec spec = cdi.write(claim.ref(), devices, ContainerEdits.NONE);
     Map<String, String> metadataIds =
         metadata.isPresent() ? writeMetadata(claim, devices) : Map.of();
@@ -65,6 +90,7 @@ final class ClaimFiles {
     for (int i = 0; i < devices.size(); i++) {
       String request = devices.get(i).device().request();
       List<String> ids = new ArrayList<>(spec.cdiDeviceIds().get(i));
+      ids.addAll(devices.get(i).cdiDeviceIds());
       String metadataId = metadataIds.get(request);
       if (metadataId != null && requestsWithId.add(request)) {
         ids.add(metadataId);

@@ -7,6 +7,7 @@ import io.dra4j.api.provider.TypedConfig;
 import io.dra4j.kube.KubeClient;
 import io.dra4j.kube.internal.Failures;
 import io.dra4j.runtime.cdi.CdiKind;
+import io.dra4j.runtime.cdi.CdiSpecDirectories;
 import io.dra4j.runtime.cdi.CdiSpecWriter;
 import io.dra4j.runtime.cdi.DeviceNodeCheck;
 import io.dra4j.runtime.errors.DriverError;
@@ -92,7 +93,8 @@ public final class ClaimPreparer implements NodeService {
                     new DeviceMetadataFiles(driver, b.pluginDataDirectory, b.cdiDirectory))
                 : Optional.empty(),
             b.lookup,
-            b.pluginDataDirectory);
+            b.pluginDataDirectory,
+            b.staticCdiDirectory);
     Records records = new Records(store, b.clock, events);
     ProviderCalls provider = new ProviderCalls(b.provider, events);
     this.reader =
@@ -274,6 +276,7 @@ public final class ClaimPreparer implements NodeService {
     private ClaimSource claimSource;
     private Path pluginDataDirectory;
     private Path cdiDirectory = CdiSpecWriter.DEFAULT_DIRECTORY;
+    private Path staticCdiDirectory = CdiSpecDirectories.DEFAULT_STATIC_DIRECTORY;
     private CdiKind cdiKind;
     private Path devRoot = ProviderContext.DEFAULT_DEV_ROOT;
     private Path bootIdFile = BootId.DEFAULT_FILE;
@@ -325,6 +328,16 @@ public final class ClaimPreparer implements NodeService {
     /** The CDI spec directory. Default: {@link CdiSpecWriter#DEFAULT_DIRECTORY}. */
     public Builder cdiDirectory(Path value) {
       cdiDirectory = Objects.requireNonNull(value, "cdiDirectory");
+      return this;
+    }
+
+    /**
+     * Where the static CDI specs are, as this process sees them: a CDI device id that the provider
+     * manages itself must name a device of a spec here or in {@link #cdiDirectory}. Default: {@link
+     * CdiSpecDirectories#DEFAULT_STATIC_DIRECTORY}.
+     */
+    public Builder staticCdiDirectory(Path value) {
+      staticCdiDirectory = Objects.requireNonNull(value, "staticCdiDirectory");
       return this;
     }
 
