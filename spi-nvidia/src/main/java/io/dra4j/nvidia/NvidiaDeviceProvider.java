@@ -208,16 +208,22 @@ public final class NvidiaDeviceProvider implements DeviceProvider, HealthReporti
 
   private PreparedDevice prepare(AllocatedDevice d, PublishedDevice what)
       throws DeviceException, IOException {
+    Optional<String> staticKind = settings.staticCdiKind();
     if (what instanceof WholeGpu g) {
       if (g.partitionable()) {
         new MigSlots(nvml()).prepareWholeGpu(g);
       }
-      return PreparedDevice.of(d, edits().gpu(g.gpuMinor()));
+      return staticKind.isPresent()
+          ? PreparedDevice.builder(d).cdiDeviceId(staticKind.get() + "=" + g.gpuUuid()).build()
+          : PreparedDevice.of(d, edits().gpu(g.gpuMinor()));
     }
     if (what instanceof StaticMig m) {
-      return PreparedDevice.of(
-          d, edits().mig(m.gpuMinor(), m.gpuInstanceId(), m.computeInstanceId()));
+      return staticKind.isPresent()
+          ? PreparedDevice.builder(d).cdiDeviceId(staticKind.get() + "=" + m.uuid()).build()
+          : PreparedDevice.of(
+              d, edits().mig(m.gpuMinor(), m.gpuInstanceId(), m.computeInstanceId()));
     }
+    // A MIG device made now is in no spec generated before: it gets this provider's edits.
     MigSlot slot = (MigSlot) what;
     MigSlots.Created c = new MigSlots(nvml()).create(slot);
     created.put(slot.name(), c);

@@ -7,6 +7,7 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.regex.Pattern;
 
 /**
  * The provider's settings, read once from {@link ProviderContext#config()}. Every bad value fails
@@ -22,6 +23,10 @@ import java.util.TreeSet;
  * @param ignoredXids XIDs that never make a device unhealthy
  * @param healthWaitMillis how long one {@code nvmlEventSetWait_v2} call waits; also bounds how long
  *     {@code close()} waits for the health thread
+ * @param staticCdiKind the kind ({@code nvidia.com/gpu}) of a static CDI spec the node already has,
+ *     with a device per GPU and MIG device UUID ({@code nvidia-ctk cdi generate
+ *     --device-name-strategy=uuid}): when set, whole GPUs and existing MIG devices are prepared as
+ *     that spec's devices instead of with container edits of this provider's
  */
 record NvidiaSettings(
     Path driverRoot,
@@ -31,7 +36,8 @@ record NvidiaSettings(
     MigMode migMode,
     Optional<String> cdiHookPath,
     Set<Long> ignoredXids,
-    int healthWaitMillis) {
+    int healthWaitMillis,
+    Optional<String> staticCdiKind) {
 
   static final String DRIVER_ROOT = "driver-root";
   static final String HOST_DRIVER_ROOT = "host-driver-root";
@@ -41,6 +47,12 @@ record NvidiaSettings(
   static final String CDI_HOOK_PATH = "cdi-hook-path";
   static final String IGNORED_XIDS = "ignored-xids";
   static final String HEALTH_WAIT_MS = "health-wait-ms";
+  static final String STATIC_CDI_KIND = "static-cdi-kind";
+
+  /** A CDI kind, {@code vendor/class}, as the CDI library parses one. */
+  private static final Pattern CDI_KIND =
+      Pattern.compile(
+          "[A-Za-z](?:[A-Za-z0-9_.-]*[A-Za-z0-9])?/[A-Za-z](?:[A-Za-z0-9_.-]*[A-Za-z0-9])?");
 
   /** Every key this provider reads. */
   static final List<String> KEYS =
@@ -52,7 +64,8 @@ record NvidiaSettings(
           MIG_MODE,
           CDI_HOOK_PATH,
           IGNORED_XIDS,
-          HEALTH_WAIT_MS);
+          HEALTH_WAIT_MS,
+          STATIC_CDI_KIND);
 
   /**
    * XIDs the NVIDIA driver treats as application errors, not hardware faults: 13 (graphics engine
@@ -97,6 +110,16 @@ record NvidiaSettings(
       throw new IllegalArgumentException(
           "setting " + HEALTH_WAIT_MS + "=" + wait + " must be between 1 and 60000 milliseconds");
     }
+    Optional<String> staticKind =
+        context.config(STATIC_CDI_KIND).map(String::trim).filter(k -> !k.isEmpty());
+    if (staticKind.isPresent() && !CDI_KIND.matcher(staticKind.get()).matches()) {
+      throw new IllegalArgumentException(
+          "setting "
+              + STATIC_CDI_KIND
+              + "=\""
+              + staticKind.get()
+              + "\" must be a CDI kind vendor/class, e.g. nvidia.com/gpu");
+    }
     return new NvidiaSettings(
         driverRoot,
         hostDriverRoot,
@@ -105,7 +128,8 @@ record NvidiaSettings(
         migMode,
         hook.filter(h -> !h.isEmpty()),
         ignored,
-        wait);
+        wait,
+        staticKind);
   }
 
   private static Optional<Path> absolutePath(ProviderContext context, String key) {

@@ -254,6 +254,59 @@ class NvidiaDriverTest {
     }
   }
 
+  /**
+   * The node's static spec as {@code nvidia-ctk cdi generate --device-name-strategy=uuid} writes
+   * it, for the fake NVML's GPUs; the nodes' host paths point at /dev/null (this host has no GPU).
+   */
+  private Path writeStaticSpec(int gpus) throws Exception {
+    StringBuilder yaml = new StringBuilder("cdiVersion: 0.5.0\nkind: nvidia.com/gpu\ndevices:\n");
+    for (int i = 0; i < gpus; i++) {
+      yaml.append("- name: ")
+          .append(fakeGpuUuid(i))
+          .append("\n  containerEdits:\n    deviceNodes:\n    - {path: /dev/nvidia")
+          .append(i)
+          .append(", hostPath: /dev/null}\n");
+    }
+    yaml.append("containerEdits:\n  env: [NVIDIA_VISIBLE_DEVICES=void]\n");
+    return Files.writeString(tmp.resolve("cdi").resolve("nvidia.yaml"), yaml);
+  }
+
+  /** The UUID fake_nvml.c gives GPU {@code i}. */
+  private static String fakeGpuUuid(int i) {
+    return String.format("GPU-%08x-1111-4222-8333-%012x", 0xa100, i);
+  }
+
+  @Test
+  void withAStaticSpecTheKubeletGetsItsDeviceAndTheDriverWritesNoSpec() throws Exception {
+    PluginInstance plugin = startDriver(Map.of("static-cdi-kind", "nvidia.com/gpu"), "gpus=2");
+    Path spec = writeStaticSpec(2);
+    Allocated a = allocate(client, "static");
+    ClaimResult result = plugin.prepare(List.of(a.ref())).get(a.ref().uid());
+    assertThat(result.error()).isEmpty();
+    String id =
+        "nvidia.com/gpu=" + fakeGpuUuid(Integer.parseInt(a.device().substring("gpu-".length())));
+    assertThat(result.devices().get(0).cdiDeviceIds()).containsExactly(id);
+    CdiValidators.assertValid(tmp.resolve("cdi"), List.of(id));
+    try (Stream<Path> specs = Files.list(tmp.resolve("cdi"))) {
+      assertThat(specs).containsExactly(spec);
+    }
+    assertThat(plugin.unprepare(List.of(a.ref()))).containsEntry(a.ref().uid(), Optional.empty());
+    assertThat(spec).exists();
+  }
+
+  @Test
+  void withTheSettingButNoStaticSpecTheClaimFailsNamingTheId() throws Exception {
+    PluginInstance plugin = startDriver(Map.of("static-cdi-kind", "nvidia.com/gpu"), "gpus=1");
+    Allocated a = allocate(client, "nospec");
+    ClaimResult result = plugin.prepare(List.of(a.ref())).get(a.ref().uid());
+    assertThat(result.error())
+        .hasValueSatisfying(
+            e ->
+                assertThat(e)
+                    .contains("CDI device id \"nvidia.com/gpu=" + fakeGpuUuid(0) + "\"")
+                    .contains("names no device"));
+  }
+
   private record Allocated(ClaimRef ref, String device) {}
 
   /**

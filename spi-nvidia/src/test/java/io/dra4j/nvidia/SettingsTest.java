@@ -32,6 +32,7 @@ class SettingsTest {
     assertThat(s.cdiHookPath()).isEmpty();
     assertThat(s.ignoredXids()).containsExactlyInAnyOrder(13L, 31L, 43L, 45L, 68L, 109L);
     assertThat(s.healthWaitMillis()).isEqualTo(5000);
+    assertThat(s.staticCdiKind()).isEmpty();
   }
 
   @Test
@@ -46,7 +47,8 @@ class SettingsTest {
                 "mig-mode", "Partitionable",
                 "cdi-hook-path", "/usr/local/bin/nvidia-cdi-hook",
                 "ignored-xids", " 13 ,79",
-                "health-wait-ms", "250"));
+                "health-wait-ms", "250",
+                "static-cdi-kind", " nvidia.com/gpu "));
     assertThat(s.driverRoot()).isEqualTo(Path.of("/driver-root"));
     assertThat(s.hostDriverRoot()).isEqualTo(Path.of("/run/nvidia/driver"));
     assertThat(s.nvmlLibrary()).contains(Path.of("/opt/lib/libnvidia-ml.so.1"));
@@ -55,6 +57,7 @@ class SettingsTest {
     assertThat(s.cdiHookPath()).contains("/usr/local/bin/nvidia-cdi-hook");
     assertThat(s.ignoredXids()).isEqualTo(Set.of(13L, 79L));
     assertThat(s.healthWaitMillis()).isEqualTo(250);
+    assertThat(s.staticCdiKind()).contains("nvidia.com/gpu");
     assertThat(settings(Map.of("ignored-xids", "")).ignoredXids()).isEmpty();
   }
 
@@ -73,6 +76,10 @@ class SettingsTest {
 
   @Test
   void badValuesNameTheKey() {
+    assertThatThrownBy(() -> settings(Map.of("static-cdi-kind", "nvidia.com")))
+        .hasMessage(
+            "setting static-cdi-kind=\"nvidia.com\" must be a CDI kind vendor/class, e.g."
+                + " nvidia.com/gpu");
     assertThatThrownBy(() -> settings(Map.of("mig-mode", "dynamic")))
         .hasMessage("setting mig-mode=\"dynamic\" must be \"static\" or \"partitionable\"");
     assertThatThrownBy(() -> settings(Map.of("driver-root", "run/nvidia/driver")))

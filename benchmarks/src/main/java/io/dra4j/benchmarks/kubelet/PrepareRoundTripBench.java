@@ -6,11 +6,11 @@ import io.dra4j.proto.dra.v1.DRAPluginGrpc;
 import io.dra4j.proto.dra.v1.NodePrepareResourcesRequest;
 import io.dra4j.proto.dra.v1.NodePrepareResourcesResponse;
 import io.dra4j.runtime.files.AtomicFiles;
-import io.dra4j.runtime.internal.kubelet.ClaimPrepareResult;
-import io.dra4j.runtime.internal.kubelet.KubeletDevice;
+import io.dra4j.runtime.internal.checkpoint.CheckpointDevice;
+import io.dra4j.runtime.internal.claims.ClaimPrepareResult;
+import io.dra4j.runtime.internal.claims.NodeCall;
+import io.dra4j.runtime.internal.claims.NodeService;
 import io.dra4j.runtime.internal.kubelet.KubeletPluginServer;
-import io.dra4j.runtime.internal.kubelet.NodeCall;
-import io.dra4j.runtime.internal.kubelet.NodeService;
 import io.dra4j.runtime.internal.kubelet.UdsChannels;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
@@ -125,8 +125,15 @@ public final class PrepareRoundTripBench {
                 c.uid(),
                 ClaimPrepareResult.ok(
                     List.of(
-                        KubeletDevice.of(
-                            List.of("gpu"), "node-1", "gpu-0", List.of("example.com/gpu=gpu-0")))));
+                        new CheckpointDevice(
+                            "gpu",
+                            "node-1",
+                            "gpu-0",
+                            Optional.empty(),
+                            false,
+                            List.of("example.com/gpu=gpu-0"),
+                            Map.of(),
+                            Optional.empty()))));
           }
 
           @Override

@@ -2,31 +2,39 @@ package io.dra4j.api.claim;
 
 import io.dra4j.api.cdi.ContainerEdits;
 import io.dra4j.api.status.DeviceStatus;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
 
-/** The outcome of preparing one allocated device. */
+/**
+ * The outcome of preparing one allocated device: container edits (the runtime writes them into the
+ * claim's CDI spec), CDI device ids of specs the provider manages itself, or both.
+ */
 public final class PreparedDevice {
   private final AllocatedDevice device;
   private final ContainerEdits edits;
   private final Optional<DeviceStatus> status;
   private final Map<String, String> recorded;
+  private final List<String> cdiDeviceIds;
 
   private PreparedDevice(
       AllocatedDevice device,
       ContainerEdits edits,
       Optional<DeviceStatus> status,
-      Map<String, String> recorded) {
+      Map<String, String> recorded,
+      List<String> cdiDeviceIds) {
     this.device = Objects.requireNonNull(device, "device");
     this.edits = Objects.requireNonNull(edits, "edits");
     this.status = status;
     this.recorded = Map.copyOf(recorded);
+    this.cdiDeviceIds = List.copyOf(cdiDeviceIds);
   }
 
   public static PreparedDevice of(AllocatedDevice device, ContainerEdits edits) {
-    return new PreparedDevice(device, edits, Optional.empty(), Map.of());
+    return new PreparedDevice(device, edits, Optional.empty(), Map.of(), List.of());
   }
 
   public static Builder builder(AllocatedDevice device) {
@@ -35,12 +43,12 @@ public final class PreparedDevice {
 
   /** This outcome for another allocation (the same device as the runtime resolved it). */
   public PreparedDevice withDevice(AllocatedDevice value) {
-    return new PreparedDevice(value, edits, status, recorded);
+    return new PreparedDevice(value, edits, status, recorded, cdiDeviceIds);
   }
 
   /** This outcome with other container edits. */
   public PreparedDevice withEdits(ContainerEdits value) {
-    return new PreparedDevice(device, value, status, recorded);
+    return new PreparedDevice(device, value, status, recorded, cdiDeviceIds);
   }
 
   /** The allocation this result is for. */
@@ -48,7 +56,10 @@ public final class PreparedDevice {
     return device;
   }
 
-  /** Container edits; empty edits produce no CDI device. */
+  /**
+   * Container edits, which the runtime writes into the claim's CDI spec; empty edits produce no CDI
+   * device.
+   */
   public ContainerEdits edits() {
     return edits;
   }
@@ -66,18 +77,30 @@ public final class PreparedDevice {
     return recorded;
   }
 
+  /**
+   * Fully qualified ids ({@code vendor/class=name}) of CDI devices in specs the provider manages
+   * itself, such as the static spec {@code nvidia-ctk cdi generate} writes to {@code /etc/cdi}; the
+   * kubelet gets them after the id of this device's edits, if any. The runtime checks before it
+   * answers that each names a device of a spec in the CDI spec directories, and never writes or
+   * removes such a spec. Empty by default.
+   */
+  public List<String> cdiDeviceIds() {
+    return cdiDeviceIds;
+  }
+
   @Override
   public boolean equals(Object o) {
     return o instanceof PreparedDevice p
         && device.equals(p.device)
         && edits.equals(p.edits)
         && status.equals(p.status)
-        && recorded.equals(p.recorded);
+        && recorded.equals(p.recorded)
+        && cdiDeviceIds.equals(p.cdiDeviceIds);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(device, edits, status, recorded);
+    return Objects.hash(device, edits, status, recorded, cdiDeviceIds);
   }
 
   @Override
@@ -90,15 +113,21 @@ public final class PreparedDevice {
         + status
         + ", recorded="
         + recorded
+        + ", cdiDeviceIds="
+        + cdiDeviceIds
         + "]";
   }
 
-  /** Builds a {@link PreparedDevice}: no edits, no status, nothing recorded unless said. */
+  /**
+   * Builds a {@link PreparedDevice}: no edits, no status, nothing recorded, no CDI device ids of
+   * the provider's unless said.
+   */
   public static final class Builder {
     private final AllocatedDevice device;
     private ContainerEdits edits = ContainerEdits.NONE;
     private Optional<DeviceStatus> status = Optional.empty();
     private final Map<String, String> recorded = new TreeMap<>();
+    private final List<String> cdiDeviceIds = new ArrayList<>();
 
     private Builder(AllocatedDevice device) {
       this.device = device;
@@ -125,8 +154,17 @@ public final class PreparedDevice {
       return this;
     }
 
+    /**
+     * Adds the id of a CDI device in a spec the provider manages itself, {@code vendor/class=name}
+     * (see {@link PreparedDevice#cdiDeviceIds()}).
+     */
+    public Builder cdiDeviceId(String qualifiedName) {
+      cdiDeviceIds.add(Objects.requireNonNull(qualifiedName, "qualifiedName"));
+      return this;
+    }
+
     public PreparedDevice build() {
-      return new PreparedDevice(device, edits, status, recorded);
+      return new PreparedDevice(device, edits, status, recorded, cdiDeviceIds);
     }
   }
 }

@@ -2,13 +2,14 @@ package io.dra4j.api.provider;
 
 import io.dra4j.api.claim.ClaimAllocation;
 import io.dra4j.api.claim.DeviceException;
+import io.dra4j.api.claim.PrepareRequest;
 import io.dra4j.api.claim.PrepareResult;
 import io.dra4j.api.claim.PreparedClaim;
 
 /**
- * The one interface a hardware vendor implements. The runtime owns everything else: the kubelet
- * gRPC contract, ResourceSlice publishing, CDI spec files, checkpoints, claim status, health
- * streaming and taints.
+ * The one interface a hardware vendor implements: {@link #discover}, one of the two {@code prepare}
+ * methods and {@link #unprepare}. The runtime owns everything else: the kubelet gRPC contract,
+ * ResourceSlice publishing, CDI spec files, checkpoints, claim status, health streaming and taints.
  *
  * <p>Providers are found with {@link java.util.ServiceLoader}: list the implementation in {@code
  * META-INF/services/io.dra4j.api.provider.DeviceProvider} and give it a public no-argument
@@ -104,17 +105,40 @@ public interface DeviceProvider extends AutoCloseable {
 
   /**
    * Prepares the devices of one claim and says what containers need to use them: one {@link
-   * io.dra4j.api.claim.PreparedDevice} for each allocated device. Not called again for a claim the
-   * runtime recorded as prepared in this boot.
+   * io.dra4j.api.claim.PreparedDevice} for each allocated device, with container edits (the runtime
+   * writes them into the claim's CDI spec), CDI device ids of specs the provider manages itself (a
+   * static spec such as {@code nvidia-ctk cdi generate} writes), or both. Not called again for a
+   * claim the runtime recorded as prepared in this boot.
+   *
+   * <p>The runtime calls this method; implement it, or {@link #prepare(ClaimAllocation)}, which it
+   * calls by default. The request adds to the allocation the whole claim, the kubelet's deadline
+   * and cancellation ({@link io.dra4j.api.claim.CallContext}), and every opaque config that applies
+   * to a device.
    *
    * @throws DeviceException to fail this claim with a message for the user; the runtime then calls
    *     {@link #unprepare} to undo, and the kubelet retries; other claims of the same call are not
    *     affected
    */
-  PrepareResult prepare(ClaimAllocation allocation) throws DeviceException;
+  default PrepareResult prepare(PrepareRequest request) throws DeviceException {
+    return prepare(request.allocation());
+  }
 
   /**
-   * Releases what {@link #prepare} set up, or undoes what an unfinished prepare may have set up
+   * Prepares the devices of one claim, given this driver's allocation only; see {@link
+   * #prepare(PrepareRequest)}, which calls it. A provider implements one of the two; the runtime
+   * refuses to start with one that implements neither.
+   *
+   * @throws DeviceException as {@link #prepare(PrepareRequest)}
+   */
+  default PrepareResult prepare(ClaimAllocation allocation) throws DeviceException {
+    throw new DeviceException(
+        "provider "
+            + name()
+            + " implements neither prepare(PrepareRequest) nor prepare(ClaimAllocation)");
+  }
+
+  /**
+   * Releases what {@code prepare} set up, or undoes what an unfinished prepare may have set up
    * ({@link PreparedClaim#completed()} false). Must succeed when the devices are already released.
    *
    * @throws DeviceException when releasing failed; the claim stays prepared and the kubelet retries

@@ -1,7 +1,6 @@
 package io.dra4j.runtime.cdi;
 
 import io.dra4j.api.cdi.ContainerEdits;
-import io.dra4j.api.claim.AllocatedDevice;
 import io.dra4j.api.claim.ClaimRef;
 import io.dra4j.api.claim.PreparedDevice;
 import io.dra4j.runtime.files.ClaimUids;
@@ -11,33 +10,21 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The CDI side of one prepared claim: the transient spec to write (none when no device has edits)
- * and the CDI ids to return to the kubelet for each device. Built by a pure function, {@link
- * #build}; {@link CdiSpecWriter} adds the host checks and the file.
+ * The CDI spec of one prepared claim: the transient spec to write (none when no device has edits)
+ * and the CDI ids it gives each device. Built by a pure function, {@link #build}; {@link
+ * CdiSpecWriter} adds the host checks and the file.
  *
  * @param claim the claim
  * @param spec the claim's spec; empty when no device has container edits
- * @param devices one entry per prepared device, in the order given to {@link #build}
+ * @param cdiDeviceIds per prepared device, in the order given to {@link #build}, the qualified ids
+ *     of its CDI device: one, or none when its edits are empty
  */
-public record ClaimSpec(ClaimRef claim, Optional<CdiSpec> spec, List<ClaimSpec.Entry> devices) {
-
-  /**
-   * The CDI ids of one device.
-   *
-   * @param device the allocation
-   * @param cdiDeviceIds the qualified ids to return for it: one, or none when its edits are empty
-   */
-  public record Entry(AllocatedDevice device, List<String> cdiDeviceIds) {
-    public Entry {
-      Objects.requireNonNull(device, "device");
-      cdiDeviceIds = List.copyOf(cdiDeviceIds);
-    }
-  }
+public record ClaimSpec(ClaimRef claim, Optional<CdiSpec> spec, List<List<String>> cdiDeviceIds) {
 
   public ClaimSpec {
     Objects.requireNonNull(claim, "claim");
     Objects.requireNonNull(spec, "spec");
-    devices = List.copyOf(devices);
+    cdiDeviceIds = cdiDeviceIds.stream().map(List::copyOf).toList();
   }
 
   /**
@@ -56,27 +43,27 @@ public record ClaimSpec(ClaimRef claim, Optional<CdiSpec> spec, List<ClaimSpec.E
     List<String> names =
         CdiDeviceNames.assign(claim.uid(), prepared.stream().map(PreparedDevice::device).toList());
     List<CdiDevice> cdiDevices = new ArrayList<>();
-    List<Entry> entries = new ArrayList<>();
+    List<List<String>> ids = new ArrayList<>();
     for (int i = 0; i < prepared.size(); i++) {
       PreparedDevice p = prepared.get(i);
       if (p.edits().isEmpty()) {
-        entries.add(new Entry(p.device(), List.of()));
+        ids.add(List.of());
         continue;
       }
       CdiRules.checkEdits("device " + p.device().device() + " of claim " + claim, p.edits());
       CdiDevice d = new CdiDevice(names.get(i), p.edits());
       cdiDevices.add(d);
-      entries.add(new Entry(p.device(), List.of(kind.qualify(d.name()))));
+      ids.add(List.of(kind.qualify(d.name())));
     }
     Optional<CdiSpec> spec =
         cdiDevices.isEmpty()
             ? Optional.empty()
             : Optional.of(new CdiSpec(kind, cdiDevices, claimEdits));
-    return new ClaimSpec(claim, spec, entries);
+    return new ClaimSpec(claim, spec, ids);
   }
 
   /** Every CDI id of the claim, in device order. */
   public List<String> allCdiDeviceIds() {
-    return devices.stream().flatMap(e -> e.cdiDeviceIds().stream()).toList();
+    return cdiDeviceIds.stream().flatMap(List::stream).toList();
   }
 }

@@ -66,7 +66,7 @@ class CdiSpecFuzzTest {
       assertNoTemporaryFile();
       return;
     }
-    assertThat(spec.devices()).hasSize(devices.size());
+    assertThat(spec.cdiDeviceIds()).hasSize(devices.size());
     Path file = writer.specFile(CLAIM.uid());
     if (spec.spec().isEmpty()) {
       // No device has edits: no spec, and no id to hand to the runtime.

@@ -199,8 +199,7 @@ class CdiSpecValidationTest {
             prepared("gpu-2", ContainerEdits.NONE));
     ClaimSpec cs = writer(Path.of("/dev")).write(claim(DIGIT_UID), devices, ContainerEdits.NONE);
 
-    assertThat(cs.devices())
-        .extracting(ClaimSpec.Entry::cdiDeviceIds)
+    assertThat(cs.cdiDeviceIds())
         .containsExactly(
             List.of("k8s.gpu.example.com/claim=" + DIGIT_UID + "-gpu-0"),
             List.of("k8s.gpu.example.com/claim=" + DIGIT_UID + "-gpu-1-aaaaaaaa"),

@@ -174,8 +174,8 @@ class CdiSpecWriterTest {
                     AllocatedDevice.of("gpu", "node-1", "gpu-1"),
                     ContainerEdits.builder().deviceNode(DeviceNode.optional("/dev/gpu1")).build())),
             ContainerEdits.NONE);
-    assertThat(cs.devices().get(0).cdiDeviceIds()).hasSize(1);
-    assertThat(cs.devices().get(1).cdiDeviceIds()).isEmpty();
+    assertThat(cs.cdiDeviceIds().get(0)).hasSize(1);
+    assertThat(cs.cdiDeviceIds().get(1)).isEmpty();
     assertThat(Files.readString(writer.specFile(UID_A)))
         .contains("/dev/gpu0")
         .doesNotContain("/dev/gpu1");

@@ -76,8 +76,8 @@ class ClaimSpecTest {
                 PreparedDevice.of(dev("gpu", "p", "gpu-0", null), ContainerEdits.NONE),
                 PreparedDevice.of(dev("gpu", "p", "gpu-1", null), ENV)),
             ContainerEdits.builder().env("COMMON", "1").build());
-    assertThat(cs.devices().get(0).cdiDeviceIds()).isEmpty();
-    assertThat(cs.devices().get(1).cdiDeviceIds())
+    assertThat(cs.cdiDeviceIds().get(0)).isEmpty();
+    assertThat(cs.cdiDeviceIds().get(1))
         .containsExactly("k8s.gpu.example.com/claim=" + UID + "-gpu-1");
     CdiSpec spec = cs.spec().orElseThrow();
     assertThat(spec.devices()).extracting(CdiDevice::name).containsExactly(UID + "-gpu-1");
@@ -95,7 +95,7 @@ class ClaimSpecTest {
             ENV);
     assertThat(cs.spec()).isEmpty();
     assertThat(cs.allCdiDeviceIds()).isEmpty();
-    assertThat(cs.devices()).hasSize(1);
+    assertThat(cs.cdiDeviceIds()).hasSize(1);
   }
 
   @Test

@@ -473,7 +473,9 @@ public final class KubeletSimulator implements AutoCloseable {
         try {
           notify(registration, false, problem);
         } catch (StatusRuntimeException e) {
-          LOG.debug("NotifyRegistrationStatus(false) to {} failed: {}", t.path, e.getStatus());
+          // The Go helper answers a rejection with an error; the kubelet only adds it to its own
+          // (operation_generator.go:171-189).
+          LOG.debug("{}: {}: {}", t.path, problem, e.getStatus());
         }
         return;
       }

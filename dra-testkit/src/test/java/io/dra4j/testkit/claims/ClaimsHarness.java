@@ -1,6 +1,7 @@
 package io.dra4j.testkit.claims;
 
 import io.dra4j.api.claim.ClaimRef;
+import io.dra4j.api.provider.DeviceProvider;
 import io.dra4j.kube.AllocationResult;
 import io.dra4j.kube.DeviceAllocationConfiguration;
 import io.dra4j.kube.DeviceAllocationResult;
@@ -91,7 +92,7 @@ final class ClaimsHarness implements AutoCloseable {
     }
   }
 
-  ClaimPreparer.Builder builder(TestProvider provider) {
+  ClaimPreparer.Builder builder(DeviceProvider provider) {
     return ClaimPreparer.builder()
         .driverName(DRIVER)
         .provider(provider)
@@ -103,11 +104,11 @@ final class ClaimsHarness implements AutoCloseable {
   }
 
   /** Builds the pipeline, recovers and starts serving; returns the kubelet's view of the plugin. */
-  PluginInstance start(TestProvider provider) throws Exception {
+  PluginInstance start(DeviceProvider provider) throws Exception {
     return start(provider, b -> {});
   }
 
-  PluginInstance start(TestProvider provider, Consumer<ClaimPreparer.Builder> customize)
+  PluginInstance start(DeviceProvider provider, Consumer<ClaimPreparer.Builder> customize)
       throws Exception {
     ClaimPreparer.Builder b = builder(provider);
     customize.accept(b);

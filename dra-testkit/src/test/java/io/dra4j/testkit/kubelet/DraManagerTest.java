@@ -10,8 +10,8 @@ import io.dra4j.kube.HttpKubeClient;
 import io.dra4j.kube.KubeJson;
 import io.dra4j.kube.Pod;
 import io.dra4j.kube.ResourceClaim;
-import io.dra4j.runtime.internal.kubelet.ClaimPrepareResult;
-import io.dra4j.runtime.internal.kubelet.KubeletDevice;
+import io.dra4j.runtime.internal.checkpoint.CheckpointDevice;
+import io.dra4j.runtime.internal.claims.ClaimPrepareResult;
 import io.dra4j.testkit.apiserver.FakeApiServer;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -186,11 +186,14 @@ class DraManagerTest {
                 c.uid(),
                 ClaimPrepareResult.ok(
                     List.of(
-                        new KubeletDevice(
-                            List.of("container-1-request-0"),
+                        new CheckpointDevice(
+                            "container-1-request-0",
                             "node-1",
                             "gpu-0",
+                            Optional.empty(),
+                            false,
                             List.of("example.com/gpu=gpu-0"),
+                            Map.of(),
                             Optional.empty()))));
           }
           return out;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.dra4j.api.claim.ClaimRef;
-import io.dra4j.runtime.internal.kubelet.ClaimPrepareResult;
+import io.dra4j.runtime.internal.claims.ClaimPrepareResult;
 import io.dra4j.runtime.internal.kubelet.KubeletPluginServer;
 import io.dra4j.runtime.internal.kubelet.UdsChannels;
 import io.dra4j.runtime.testsupport.Await;

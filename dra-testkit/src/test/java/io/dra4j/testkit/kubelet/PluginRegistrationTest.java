@@ -104,7 +104,7 @@ class PluginRegistrationTest {
   }
 
   @Test
-  void rejectionIsRecordedLoggedAndAnsweredOk() throws Exception {
+  void rejectionIsRecordedLoggedAndAnsweredWithAnErrorAsUpstream() throws Exception {
     List<RegistrationStatus> notified = new CopyOnWriteArrayList<>();
     KubeletPluginServer server = h.start(h.server(service).registrationListener(notified::add));
     h.kubelet.awaitPlugin(DRIVER, WAIT);
@@ -113,14 +113,24 @@ class PluginRegistrationTest {
     ManagedChannel channel = UdsChannels.open(server.registrationSocket(), group());
     try {
       System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
-      // What a kubelet sends when validation fails; the server must answer OK and keep running.
-      RegistrationGrpc.newBlockingStub(channel)
-          .withDeadlineAfter(5, TimeUnit.SECONDS)
-          .notifyRegistrationStatus(
-              io.dra4j.proto.pluginregistration.RegistrationStatus.newBuilder()
-                  .setPluginRegistered(false)
-                  .setError("endpoint already registered")
-                  .build());
+      // What a kubelet sends when validation fails: the Go helper answers with an error (grpc-go:
+      // UNKNOWN) and the driver keeps running.
+      assertThatThrownBy(
+              () ->
+                  RegistrationGrpc.newBlockingStub(channel)
+                      .withDeadlineAfter(5, TimeUnit.SECONDS)
+                      .notifyRegistrationStatus(
+                          io.dra4j.proto.pluginregistration.RegistrationStatus.newBuilder()
+                              .setPluginRegistered(false)
+                              .setError("endpoint already registered")
+                              .build()))
+          .isInstanceOfSatisfying(
+              StatusRuntimeException.class,
+              e -> {
+                assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNKNOWN);
+                assertThat(e.getStatus().getDescription())
+                    .isEqualTo("failed registration process: endpoint already registered");
+              });
     } finally {
       System.setErr(original);
       channel.shutdownNow();

@@ -1,10 +1,10 @@
 package io.dra4j.testkit.kubelet;
 
 import io.dra4j.api.claim.ClaimRef;
-import io.dra4j.runtime.internal.kubelet.ClaimPrepareResult;
-import io.dra4j.runtime.internal.kubelet.KubeletDevice;
-import io.dra4j.runtime.internal.kubelet.NodeCall;
-import io.dra4j.runtime.internal.kubelet.NodeService;
+import io.dra4j.runtime.internal.checkpoint.CheckpointDevice;
+import io.dra4j.runtime.internal.claims.ClaimPrepareResult;
+import io.dra4j.runtime.internal.claims.NodeCall;
+import io.dra4j.runtime.internal.claims.NodeService;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -42,13 +42,16 @@ class ScriptedNodeService implements NodeService {
     return out;
   }
 
-  static KubeletDevice device(String name) {
-    return new KubeletDevice(
-        List.of("gpu/small"),
+  static CheckpointDevice device(String name) {
+    return new CheckpointDevice(
+        "gpu/small",
         "node-1",
         name,
+        Optional.of("share-" + name),
+        false,
         List.of("example.com/gpu=" + name),
-        Optional.of("share-" + name));
+        Map.of(),
+        Optional.empty());
   }
 
   static Map<String, Optional<String>> allOk(List<ClaimRef> claims, NodeCall call) {

@@ -3,7 +3,7 @@ package io.dra4j.testkit.kubelet;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.dra4j.api.health.HealthStatus;
-import io.dra4j.runtime.internal.kubelet.ClaimPrepareResult;
+import io.dra4j.runtime.internal.claims.ClaimPrepareResult;
 import io.dra4j.runtime.internal.kubelet.DeviceHealthState;
 import io.dra4j.runtime.internal.kubelet.HealthSnapshot;
 import io.dra4j.runtime.internal.kubelet.InMemoryHealthSource;

@@ -13,8 +13,8 @@ import java.util.Optional;
  * response, to rebuild the overlap guard at startup, and to hand the provider what it recorded when
  * the claim is unprepared.
  *
- * @param request the base request name (no {@code /subrequest}); the kubelet response's {@code
- *     request_names} is this one name
+ * @param request the base request name (no {@code /subrequest}); the kubelet's answer names this
+ *     one request
  * @param pool pool name
  * @param device device name
  * @param shareId share id of a device allocated with consumable capacity
@@ -72,11 +72,6 @@ public record CheckpointDevice(
         cdiDeviceIds,
         p.recorded(),
         status);
-  }
-
-  /** The request names of the kubelet response for this device. */
-  public List<String> requestNames() {
-    return List.of(request);
   }
 
   /** What {@code DeviceProvider.unprepare} gets for this device. */

@@ -9,19 +9,16 @@ import io.dra4j.api.status.Condition;
 import io.dra4j.api.status.DeviceStatus;
 import io.dra4j.kube.AllocatedDeviceStatus;
 import io.dra4j.kube.AllocationResult;
-import io.dra4j.kube.ApplyOptions;
 import io.dra4j.kube.DeviceRequestAllocationResult;
 import io.dra4j.kube.Informer;
 import io.dra4j.kube.InformerHandler;
 import io.dra4j.kube.KubeClient;
 import io.dra4j.kube.KubeException;
-import io.dra4j.kube.KubeJson;
 import io.dra4j.kube.ResourceClaim;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -268,25 +265,7 @@ public final class BindingController implements AutoCloseable {
 
   private void apply(ResourceClaim claim, List<AllocatedDeviceStatus> entries)
       throws KubeException {
-    Map<String, Object> patch = new LinkedHashMap<>();
-    patch.put("apiVersion", ResourceClaim.TYPE.apiVersion());
-    patch.put("kind", ResourceClaim.TYPE.kind());
-    patch.put(
-        "metadata",
-        Map.of(
-            "name", claim.metadata().name(),
-            "namespace", claim.metadata().namespace(),
-            "uid", claim.metadata().uid()));
-    @SuppressWarnings("unchecked")
-    List<Object> wire = KubeJson.mapper().convertValue(entries, List.class);
-    patch.put("status", Map.of("devices", wire));
-    client.apply(
-        ResourceClaim.TYPE,
-        claim.metadata().namespace(),
-        claim.metadata().name(),
-        "status",
-        patch,
-        new ApplyOptions(fieldManager(driver), true));
+    ClaimStatusWriter.apply(client, ref(claim), entries, fieldManager(driver));
     LOG.info("driver {} claim {}: binding conditions {}", driver, ref(claim), describe(entries));
   }
 

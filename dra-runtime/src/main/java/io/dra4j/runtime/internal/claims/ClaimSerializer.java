@@ -2,9 +2,13 @@ package io.dra4j.runtime.internal.claims;
 
 import io.dra4j.api.claim.ClaimRef;
 import io.dra4j.api.provider.DeviceProvider;
+import io.dra4j.runtime.files.AtomicFiles;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.OverlappingFileLockException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -14,6 +18,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.UUID;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.slf4j.Logger;
@@ -31,11 +36,13 @@ import org.slf4j.LoggerFactory;
  *   <li>Recovery runs alone.
  *   <li>In a rolling update (the driver has a pod UID) an old and a new driver process share the
  *       plugin data directory. An exclusive lock on its {@value #LOCK_FILE} is held while any call
- *       of this process runs, so the two processes never interleave; each time this process newly
- *       takes it, the caller's {@code onAcquire} runs before any call proceeds (the pipeline then
- *       checks whether the other process held the lock meanwhile). The file is created on first use
- *       (mode 0600 before umask) and never deleted: deleting it would let two processes lock two
- *       different files of the same name.
+ *       of this process runs, so the two processes never interleave. The file is created on first
+ *       use (mode 0600 before umask) and never deleted: deleting it would let two processes lock
+ *       two different files of the same name.
+ *   <li>Whoever takes the lock file writes its own token into {@value #OWNER_FILE} beside it. When
+ *       this process takes the lock and finds another token there, the other process held the lock
+ *       since this one did: the caller's {@code afterOtherProcess} runs before any call proceeds
+ *       (the pipeline then rebuilds what it keeps in memory from the checkpoint records).
  * </ul>
  *
  * <p>Slow work stays outside: the pipeline reads the ResourceClaims before it enters, as the Go
@@ -46,15 +53,18 @@ public final class ClaimSerializer {
   /** Name of the cross-process lock file in the plugin data directory. */
   public static final String LOCK_FILE = "serialize.lock";
 
+  /** The file naming the process that last held the lock file. */
+  static final String OWNER_FILE = "claims.owner";
+
   private static final Logger LOG = LoggerFactory.getLogger(ClaimSerializer.class);
 
-  /** What runs each time this process newly takes the lock file. */
+  /** What runs when this process takes the lock file after another process held it. */
   @FunctionalInterface
-  interface OnAcquire {
+  interface AfterOtherProcess {
     void run() throws IOException;
   }
 
-  static final OnAcquire NOTHING = () -> {};
+  static final AfterOtherProcess NOTHING = () -> {};
 
   /** A place inside the serializer; {@link #close()} leaves it. */
   interface Pass extends AutoCloseable {
@@ -98,13 +108,13 @@ public final class ClaimSerializer {
   }
 
   /** Waits until a kubelet call may run. */
-  Pass call(OnAcquire onAcquire) throws IOException, InterruptedException {
-    return enter(parallel ? calls.readLock() : calls.writeLock(), onAcquire);
+  Pass call(AfterOtherProcess afterOtherProcess) throws IOException, InterruptedException {
+    return enter(parallel ? calls.readLock() : calls.writeLock(), afterOtherProcess);
   }
 
   /** Waits until no other call runs, in this process or (rolling update) the other one. */
-  Pass alone(OnAcquire onAcquire) throws IOException, InterruptedException {
-    return enter(calls.writeLock(), onAcquire);
+  Pass alone(AfterOtherProcess afterOtherProcess) throws IOException, InterruptedException {
+    return enter(calls.writeLock(), afterOtherProcess);
   }
 
   /**
@@ -136,14 +146,15 @@ public final class ClaimSerializer {
     }
   }
 
-  private Pass enter(Lock lock, OnAcquire onAcquire) throws IOException, InterruptedException {
+  private Pass enter(Lock lock, AfterOtherProcess afterOtherProcess)
+      throws IOException, InterruptedException {
     lock.lockInterruptibly();
     if (gate.isEmpty()) {
       return lock::unlock;
     }
     FileGate g = gate.get();
     try {
-      g.enter(onAcquire);
+      g.enter(afterOtherProcess);
     } catch (IOException | InterruptedException | RuntimeException | Error e) {
       lock.unlock();
       throw e;
@@ -171,15 +182,18 @@ public final class ClaimSerializer {
     private static final Duration SAME_JVM_POLL = Duration.ofMillis(5);
 
     private final Path file;
+    private final Path ownerFile;
+    private final String token = UUID.randomUUID().toString();
     private int inside; // guarded by this
     private boolean taking; // guarded by this
     private FileChannel held; // guarded by this; open while the lock is held
 
     FileGate(Path file) {
       this.file = file;
+      this.ownerFile = file.resolveSibling(OWNER_FILE);
     }
 
-    void enter(OnAcquire onAcquire) throws IOException, InterruptedException {
+    void enter(AfterOtherProcess afterOtherProcess) throws IOException, InterruptedException {
       synchronized (this) {
         while (taking) {
           wait();
@@ -193,7 +207,10 @@ public final class ClaimSerializer {
       FileChannel channel = null;
       try {
         channel = lock();
-        onAcquire.run();
+        if (!ownedByThisProcess()) {
+          afterOtherProcess.run();
+          writeOwner();
+        }
       } catch (IOException | InterruptedException | RuntimeException | Error e) {
         closeQuietly(channel, e);
         synchronized (this) {
@@ -208,6 +225,22 @@ public final class ClaimSerializer {
         taking = false;
         notifyAll();
       }
+    }
+
+    private boolean ownedByThisProcess() throws IOException {
+      try {
+        return Files.readString(ownerFile, StandardCharsets.UTF_8).trim().equals(token);
+      } catch (NoSuchFileException e) {
+        return false;
+      }
+    }
+
+    private void writeOwner() throws IOException {
+      AtomicFiles.write(
+          ownerFile,
+          ownerFile.resolveSibling("." + OWNER_FILE + ".tmp"),
+          (token + "\n").getBytes(StandardCharsets.UTF_8),
+          PosixFilePermissions.fromString("rw-------"));
     }
 
     synchronized void leave() {

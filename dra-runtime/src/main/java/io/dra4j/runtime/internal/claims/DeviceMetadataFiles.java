@@ -76,6 +76,11 @@ final class DeviceMetadataFiles {
     this.kind = CdiKind.of(driver, CDI_CLASS);
   }
 
+  /** The kind of the metadata files' CDI specs. */
+  CdiKind kind() {
+    return kind;
+  }
+
   Path claimDirectory(ClaimRef claim) {
     return root.resolve(claim.namespace() + "_" + claim.name());
   }

@@ -1,5 +1,6 @@
 package io.dra4j.runtime.internal.claims;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.BeanDescription;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JavaType;
@@ -9,6 +10,7 @@ import com.fasterxml.jackson.databind.introspect.BeanPropertyDefinition;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.dra4j.api.claim.AllocatedDevice;
 import io.dra4j.api.claim.ClaimRef;
+import io.dra4j.api.claim.OpaqueConfig;
 import io.dra4j.api.provider.ConfigType;
 import io.dra4j.api.provider.TypedConfig;
 import io.dra4j.kube.DeviceAllocationConfiguration;
@@ -83,6 +85,43 @@ final class OpaqueConfigs {
       out.add(d.withConfig(config));
     }
     return out;
+  }
+
+  /**
+   * The configs of this driver that apply to each device, in {@code devices}' order: all of them,
+   * class configs first, for a provider that merges them itself ({@code
+   * k8s.io/dynamic-resource-allocation@v0.37.2 resourceclaim/resourceclaim.go:265-290}).
+   */
+  List<List<OpaqueConfig>> applicable(
+      List<AllocatedDevice> devices, List<DeviceAllocationConfiguration> configs) {
+    List<DeviceAllocationConfiguration> ours = ordered(configs);
+    List<List<OpaqueConfig>> out = new ArrayList<>(devices.size());
+    for (AllocatedDevice d : devices) {
+      List<OpaqueConfig> forDevice = new ArrayList<>();
+      for (DeviceAllocationConfiguration c : ours) {
+        if (appliesTo(c, d)) {
+          forDevice.add(toApi(c));
+        }
+      }
+      out.add(forDevice);
+    }
+    return out;
+  }
+
+  private static OpaqueConfig toApi(DeviceAllocationConfiguration c) {
+    String parameters;
+    try {
+      parameters = KubeJson.mapper().writeValueAsString(c.opaque().get().parameters());
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("a JSON tree that cannot be written: " + e, e);
+    }
+    return OpaqueConfig.builder(
+            DeviceAllocationConfiguration.FROM_CLASS.equals(c.source())
+                ? OpaqueConfig.Source.CLASS
+                : OpaqueConfig.Source.CLAIM,
+            parameters)
+        .requests(c.requests())
+        .build();
   }
 
   /** This driver's configs, class configs before claim configs, each group in its order. */

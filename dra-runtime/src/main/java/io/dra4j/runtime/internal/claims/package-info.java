@@ -1,8 +1,16 @@
 /**
  * The claim preparation pipeline ({@link io.dra4j.runtime.internal.claims.ClaimPreparer}): the
- * {@link io.dra4j.runtime.internal.kubelet.NodeService} that turns the kubelet's prepare and
+ * {@link io.dra4j.runtime.internal.claims.NodeService} that turns the kubelet's prepare and
  * unprepare calls into provider calls, CDI specs, checkpoint records, claim status and device
- * metadata, crash-safe and idempotent.
+ * metadata, crash-safe and idempotent. It knows nothing of the kubelet's wire: its answer is the
+ * checkpoint record's devices, which the kubelet plugin server turns into messages.
+ *
+ * <h2>Forms of a prepared device</h2>
+ *
+ * Three, each at a boundary: the provider's {@link io.dra4j.api.claim.PreparedDevice} (the vendor
+ * API), the checkpoint record's {@link io.dra4j.runtime.internal.checkpoint.CheckpointDevice} (what
+ * survives a crash and what every answer to the kubelet is made from) and the kubelet's protobuf
+ * {@code Device} (the wire).
  *
  * <h2>Decisions</h2>
  *
@@ -29,8 +37,8 @@
  *       thread-safe one gets calls in parallel: the process holds the cross-process file lock
  *       (rolling update) while any of its calls runs, so two driver processes never interleave;
  *       claims are ordered by a per-claim mutex and the overlap guard is one atomic index. A small
- *       owner file tells a process that another one held the lock meanwhile; it then rebuilds the
- *       index from the records.
+ *       owner file, kept by the serializer, tells a process that another one held the lock
+ *       meanwhile; it then rebuilds the index from the records.
  * </ul>
  *
  * <p>Not API: internal to dra4j, used by its own modules only, and may change in any release.

@@ -1,15 +1,11 @@
 package io.dra4j.runtime.internal.kubelet;
 
-import com.google.protobuf.InvalidProtocolBufferException;
 import io.dra4j.proto.health.v1.DeviceHealth;
 import io.dra4j.proto.health.v1.DeviceIdentifier;
 import io.dra4j.proto.health.v1.HealthStatus;
 import io.dra4j.proto.health.v1.NodeWatchResourcesResponse;
 
-/**
- * Converts health snapshots to the wire. One conversion, to v1; v1alpha1 is field-for-field the
- * same message in another package, so its bytes are reparsed rather than converted twice.
- */
+/** Converts health snapshots to the wire, in v1's messages (other versions convert from those). */
 final class HealthProto {
 
   /** The kubelet keeps at most this many characters of a device's health message. */
@@ -30,16 +26,6 @@ final class HealthProto {
               .setMessage(truncate(d.message())));
     }
     return response.build();
-  }
-
-  static io.dra4j.proto.health.v1alpha1.NodeWatchResourcesResponse toV1alpha1(
-      HealthSnapshot snapshot) {
-    try {
-      return io.dra4j.proto.health.v1alpha1.NodeWatchResourcesResponse.parseFrom(
-          toV1(snapshot).toByteString());
-    } catch (InvalidProtocolBufferException e) {
-      throw new IllegalStateException("v1 and v1alpha1 health messages diverged", e);
-    }
   }
 
   /**

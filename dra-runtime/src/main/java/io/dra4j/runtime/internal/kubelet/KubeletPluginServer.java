@@ -4,6 +4,7 @@ import io.dra4j.kube.KubeNames;
 import io.dra4j.proto.pluginregistration.PluginInfo;
 import io.dra4j.runtime.errors.MissingSettingException;
 import io.dra4j.runtime.files.AtomicFiles;
+import io.dra4j.runtime.internal.claims.NodeService;
 import io.dra4j.runtime.report.RegistrationStatus;
 import io.grpc.BindableService;
 import io.grpc.Server;
@@ -48,8 +49,9 @@ import org.slf4j.LoggerFactory;
  *       the DRA socket goes;
  *   <li>a socket another process still listens on is never taken over; stale socket files are
  *       replaced; anything that is not a socket is left alone; paths over 107 bytes are refused;
- *   <li>v1 and v1beta1 {@code DRAPlugin} from one {@link NodeService}; {@code share_id} only on v1;
- *       subrequest suffixes stripped; an entry for every requested claim;
+ *   <li>v1 and v1beta1 {@code DRAPlugin} from one {@link NodeService}, one implementation with an
+ *       adapter per older version; {@code share_id} only on v1; subrequest suffixes stripped; an
+ *       entry for every requested claim;
  *   <li>{@code v1.DRAResourceHealth} and {@code v1alpha1.DRAResourceHealth} only with a {@link
  *       HealthSource} (otherwise not advertised, and calls get UNIMPLEMENTED);
  *   <li>prepare and unprepare reach the {@link NodeService} as they arrive, concurrently; which of
@@ -200,16 +202,18 @@ public final class KubeletPluginServer implements AutoCloseable {
       UnixSockets.claimPath("DRA socket", draSocket);
       NettyServerBuilder dra = serverFor(draSocket);
       calls = new NodeCalls(driverName, nodeService, callLogger, callObserver);
+      DraPluginV1Service node = new DraPluginV1Service(calls);
       if (nodeV1) {
-        dra.addService(intercepted(new DraPluginV1Service(calls)));
+        dra.addService(intercepted(node));
       }
       if (nodeV1beta1) {
-        dra.addService(intercepted(new DraPluginV1beta1Service(calls)));
+        dra.addService(intercepted(new DraPluginV1beta1Service(node)));
       }
       if (healthSource.isPresent()) {
         healthStreams = new HealthStreams(driverName, healthSource.get());
-        dra.addService(intercepted(new HealthV1Service(healthStreams)));
-        dra.addService(intercepted(new HealthV1alpha1Service(healthStreams)));
+        HealthV1Service health = new HealthV1Service(healthStreams);
+        dra.addService(intercepted(health));
+        dra.addService(intercepted(new HealthV1alpha1Service(health)));
       }
       draServer = bind(dra, "DRA socket", draSocket);
       draSocketKey = UnixSockets.restrict(draSocket);

@@ -1,15 +1,20 @@
 package io.dra4j.runtime.internal.kubelet;
 
 import io.dra4j.api.claim.ClaimRef;
-import io.dra4j.kube.RequestNames;
+import io.dra4j.runtime.internal.claims.ClaimPrepareResult;
+import io.dra4j.runtime.internal.claims.NodeCall;
+import io.dra4j.runtime.internal.claims.NodeService;
 import io.grpc.Context;
+import io.grpc.Deadline;
 import io.grpc.Status;
 import io.grpc.StatusException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
@@ -18,8 +23,7 @@ import org.slf4j.MDC;
 
 /**
  * The version-neutral DRA node service: checks the request, calls the {@link NodeService},
- * completes and normalizes its answer, logs. The v1 and v1beta1 gRPC services only convert messages
- * around it.
+ * completes its answer, logs. {@link DraPluginV1Service} converts messages around it.
  */
 final class NodeCalls {
 
@@ -74,7 +78,7 @@ final class NodeCalls {
     MDC.put(MDC_REQUEST_ID, Long.toString(id));
     try {
       List<ClaimRef> claims = checkClaims(requested);
-      Map<String, T> raw = body.call(claims, new Call(id, Context.current()));
+      Map<String, T> raw = body.call(claims, Call.of(id, Context.current()));
       Map<String, T> result = completer.complete(id, method, claims, raw);
       observer.answered(
           method,
@@ -160,8 +164,6 @@ final class NodeCalls {
         log.error("#{} {} driver={} claim {}: {}", id, method, driverName, claim, r.error().get());
       } else if (!r.isOk()) {
         warnFailed(id, method, claim, r.error().get());
-      } else {
-        r = stripSubrequests(r);
       }
       out.put(claim.uid(), r);
     }
@@ -235,36 +237,18 @@ final class NodeCalls {
     return found == raw.size();
   }
 
-  /** The kubelet matches containers by base request name: "gpu/small" becomes "gpu". */
-  static ClaimPrepareResult stripSubrequests(ClaimPrepareResult result) {
-    boolean any = false;
-    for (KubeletDevice d : result.devices()) {
-      for (String name : d.requestNames()) {
-        if (RequestNames.subrequest(name).isPresent()) {
-          any = true;
-          break;
-        }
-      }
-    }
-    if (!any) {
-      return result;
-    }
-    List<KubeletDevice> devices = new ArrayList<>(result.devices().size());
-    for (KubeletDevice d : result.devices()) {
-      List<String> names = new ArrayList<>(d.requestNames().size());
-      for (String name : d.requestNames()) {
-        String base = RequestNames.base(name);
-        if (!names.contains(base)) {
-          names.add(base);
-        }
-      }
-      devices.add(
-          new KubeletDevice(names, d.poolName(), d.deviceName(), d.cdiDeviceIds(), d.shareId()));
-    }
-    return ClaimPrepareResult.ok(devices);
-  }
+  private record Call(long id, Context context, Optional<Instant> deadline) implements NodeCall {
 
-  private record Call(long id, Context context) implements NodeCall {
+    static Call of(long id, Context context) {
+      Deadline d = context.getDeadline();
+      return new Call(
+          id,
+          context,
+          d == null
+              ? Optional.empty()
+              : Optional.of(Instant.now().plusNanos(d.timeRemaining(TimeUnit.NANOSECONDS))));
+    }
+
     @Override
     public long requestId() {
       return id;
@@ -273,6 +257,17 @@ final class NodeCalls {
     @Override
     public boolean isCancelled() {
       return context.isCancelled();
+    }
+
+    @Override
+    public void onCancel(Runnable hook) {
+      if (context.isCancelled()) {
+        hook.run();
+      } else {
+        // A call's context runs a listener added after it was cancelled at once, so a
+        // cancellation between the check and here is not missed.
+        context.addListener(c -> hook.run(), Runnable::run);
+      }
     }
   }
 }

@@ -5,6 +5,7 @@ import io.dra4j.proto.pluginregistration.PluginInfo;
 import io.dra4j.proto.pluginregistration.RegistrationGrpc;
 import io.dra4j.proto.pluginregistration.RegistrationStatusResponse;
 import io.dra4j.runtime.report.RegistrationStatus;
+import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import java.time.Instant;
 import java.util.function.Consumer;
@@ -66,10 +67,30 @@ final class RegistrationService extends RegistrationGrpc.RegistrationImplBase {
     try {
       recorder.accept(status);
     } finally {
-      // Answer OK either way: the kubelet only logs errors here, and the driver keeps running so
-      // that a later registration attempt can succeed.
+      answer(status, out);
+    }
+  }
+
+  /**
+   * Answers as the Go helper does ({@code
+   * k8s.io/dynamic-resource-allocation@v0.37.2/kubeletplugin/registrationserver.go:56-66}): OK for
+   * a registration, an error for a rejection, which grpc-go sends as UNKNOWN. Only the rejection's
+   * answer may be an error: the kubelet de-registers a plugin that answers its success with one
+   * ({@code k8s.io/kubernetes@v1.37.2
+   * pkg/kubelet/pluginmanager/operationexecutor/operation_generator.go:137-142}), while on a
+   * rejection the answer only adds to the kubelet's error text ({@code :171-189}). The driver keeps
+   * running either way, so that a later registration attempt can succeed.
+   */
+  private static void answer(
+      RegistrationStatus status, StreamObserver<RegistrationStatusResponse> out) {
+    if (status.registered()) {
       out.onNext(RegistrationStatusResponse.getDefaultInstance());
       out.onCompleted();
+    } else {
+      out.onError(
+          Status.UNKNOWN
+              .withDescription("failed registration process: " + status.error())
+              .asRuntimeException());
     }
   }
 }

@@ -24,7 +24,10 @@ final class StatusMapping {
       return sre.getStatus();
     }
     Status code;
-    if (t instanceof IllegalArgumentException) {
+    if (t instanceof InterruptedException || t instanceof CancellationException) {
+      // Before IllegalStateException, which CancellationException extends.
+      code = Status.CANCELLED;
+    } else if (t instanceof IllegalArgumentException) {
       code = Status.INVALID_ARGUMENT;
     } else if (t instanceof IllegalStateException) {
       code = Status.FAILED_PRECONDITION;
@@ -34,8 +37,6 @@ final class StatusMapping {
       code = Status.UNAVAILABLE;
     } else if (t instanceof TimeoutException) {
       code = Status.DEADLINE_EXCEEDED;
-    } else if (t instanceof InterruptedException || t instanceof CancellationException) {
-      code = Status.CANCELLED;
     } else {
       code = Status.INTERNAL;
     }

@@ -168,6 +168,6 @@ class CheckpointFormatTest {
                 .withShareId("0a1b2c3d-aaaa-4000-8000-000000000000"),
             RecordedDevice.of("monitor", "node-1", "gpu-2"));
     assertThat(v1Completed().cdiDeviceIds()).hasSize(2);
-    assertThat(v1Completed().devices().get(1).requestNames()).containsExactly("shared");
+    assertThat(v1Completed().devices().get(1).request()).isEqualTo("shared");
   }
 }

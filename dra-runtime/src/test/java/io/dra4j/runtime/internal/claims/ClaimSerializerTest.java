@@ -116,16 +116,24 @@ class ClaimSerializerTest {
   }
 
   @Test
-  void onAcquireRunsEachTimeTheProcessNewlyTakesTheFile() throws Exception {
+  void afterOtherProcessRunsOnlyWhenAnotherProcessHeldTheFileSince() throws Exception {
     ClaimSerializer s = serializer(true, Optional.of("pod-1"));
-    AtomicInteger acquired = new AtomicInteger();
-    ClaimSerializer.OnAcquire count = acquired::incrementAndGet;
+    ClaimSerializer other = serializer(true, Optional.of("pod-2"));
+    AtomicInteger resyncs = new AtomicInteger();
+    ClaimSerializer.AfterOtherProcess count = resyncs::incrementAndGet;
+    // No owner yet: whoever held the file before is unknown.
     try (ClaimSerializer.Pass first = s.call(count);
         ClaimSerializer.Pass second = s.call(count)) {
-      assertThat(acquired).hasValue(1);
+      assertThat(resyncs).hasValue(1);
     }
-    try (ClaimSerializer.Pass third = s.call(count)) {
-      assertThat(acquired).hasValue(2);
+    try (ClaimSerializer.Pass again = s.call(count)) {
+      assertThat(resyncs).hasValue(1);
+    }
+    try (ClaimSerializer.Pass theirs = other.call(ClaimSerializer.NOTHING)) {
+      assertThat(dir.resolve(ClaimSerializer.OWNER_FILE)).exists();
+    }
+    try (ClaimSerializer.Pass afterThem = s.call(count)) {
+      assertThat(resyncs).hasValue(2);
     }
   }
 

@@ -19,10 +19,9 @@ import io.dra4j.kube.KubeException;
 import io.dra4j.kube.ObjectMeta;
 import io.dra4j.kube.ResourceClaim;
 import io.dra4j.kube.ResourceClaimStatus;
-import io.dra4j.runtime.internal.kubelet.ClaimPrepareResult;
-import io.dra4j.runtime.internal.kubelet.NodeCall;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -140,9 +139,17 @@ class TwoProcessesTest {
       }
 
       @Override
+      public Optional<Instant> deadline() {
+        return Optional.empty();
+      }
+
+      @Override
       public boolean isCancelled() {
         return false;
       }
+
+      @Override
+      public void onCancel(Runnable hook) {}
     };
   }
 

@@ -36,7 +36,7 @@ class HealthProtoTest {
 
   @Test
   void v1alpha1IsTheSameMessageInTheOlderPackage() {
-    var alpha = HealthProto.toV1alpha1(SNAPSHOT);
+    var alpha = HealthV1alpha1Service.fromV1(HealthProto.toV1(SNAPSHOT));
     assertThat(alpha.getDevicesCount()).isEqualTo(3);
     assertThat(alpha.getDevices(1).getHealth())
         .isEqualTo(io.dra4j.proto.health.v1alpha1.HealthStatus.UNHEALTHY);

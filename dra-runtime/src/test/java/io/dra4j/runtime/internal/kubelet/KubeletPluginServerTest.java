@@ -8,6 +8,10 @@ import io.dra4j.proto.dra.v1.Claim;
 import io.dra4j.proto.dra.v1.DRAPluginGrpc;
 import io.dra4j.proto.dra.v1.NodePrepareResourcesRequest;
 import io.dra4j.proto.dra.v1.NodePrepareResourcesResponse;
+import io.dra4j.runtime.internal.checkpoint.CheckpointDevice;
+import io.dra4j.runtime.internal.claims.ClaimPrepareResult;
+import io.dra4j.runtime.internal.claims.NodeCall;
+import io.dra4j.runtime.internal.claims.NodeService;
 import io.grpc.ManagedChannel;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
@@ -43,8 +47,15 @@ class KubeletPluginServerTest {
                 c.uid(),
                 ClaimPrepareResult.ok(
                     List.of(
-                        KubeletDevice.of(
-                            List.of("gpu"), "node-1", "gpu-0", List.of("example.com/gpu=gpu-0")))));
+                        new CheckpointDevice(
+                            "gpu",
+                            "node-1",
+                            "gpu-0",
+                            Optional.empty(),
+                            false,
+                            List.of("example.com/gpu=gpu-0"),
+                            Map.of(),
+                            Optional.empty()))));
           }
           return out;
         }

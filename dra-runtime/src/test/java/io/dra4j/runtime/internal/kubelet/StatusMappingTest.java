@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.grpc.Status;
 import java.io.IOException;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
@@ -25,6 +26,9 @@ class StatusMappingTest {
     assertThat(StatusMapping.toStatus(new TimeoutException("slow")).getCode())
         .isEqualTo(Status.Code.DEADLINE_EXCEEDED);
     assertThat(StatusMapping.toStatus(new InterruptedException("stop")).getCode())
+        .isEqualTo(Status.Code.CANCELLED);
+    // A CancellationException is an IllegalStateException too: the kubelet gave up, nothing failed.
+    assertThat(StatusMapping.toStatus(new CancellationException("gave up")).getCode())
         .isEqualTo(Status.Code.CANCELLED);
     assertThat(StatusMapping.toStatus(new UnsupportedOperationException("no")).getCode())
         .isEqualTo(Status.Code.UNIMPLEMENTED);

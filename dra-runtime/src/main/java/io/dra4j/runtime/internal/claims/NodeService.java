@@ -1,4 +1,4 @@
-package io.dra4j.runtime.internal.kubelet;
+package io.dra4j.runtime.internal.claims;
 
 import io.dra4j.api.claim.ClaimRef;
 import java.util.List;
@@ -6,8 +6,8 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Prepares and unprepares claims for the kubelet; the seam between the kubelet gRPC contract and
- * the rest of the runtime.
+ * Prepares and unprepares claims for the kubelet: what the claim pipeline offers the kubelet plugin
+ * server ({@code internal.kubelet}), which depends on this package and not the other way round.
  *
  * <p>Both methods must be idempotent: the kubelet prepares again after it restarts, and unprepares
  * claims whose prepare never finished or that are already deleted.

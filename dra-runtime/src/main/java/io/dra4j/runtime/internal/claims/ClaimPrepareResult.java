@@ -1,17 +1,19 @@
-package io.dra4j.runtime.internal.kubelet;
+package io.dra4j.runtime.internal.claims;
 
+import io.dra4j.runtime.internal.checkpoint.CheckpointDevice;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The outcome of preparing one claim: either devices, or an error the kubelet reports on the pod
- * (and retries later).
+ * The outcome of preparing one claim: either its devices as the checkpoint records them (the
+ * kubelet's answer is made from the record, so a repeated prepare answers exactly the same), or an
+ * error the kubelet reports on the pod (and retries later).
  *
  * @param devices the prepared devices; empty when {@code error} is present
  * @param error why this claim failed; never blank when present
  */
-public record ClaimPrepareResult(List<KubeletDevice> devices, Optional<String> error) {
+public record ClaimPrepareResult(List<CheckpointDevice> devices, Optional<String> error) {
 
   public ClaimPrepareResult {
     devices = List.copyOf(devices);
@@ -30,7 +32,7 @@ public record ClaimPrepareResult(List<KubeletDevice> devices, Optional<String> e
   }
 
   /** A successfully prepared claim. */
-  public static ClaimPrepareResult ok(List<KubeletDevice> devices) {
+  public static ClaimPrepareResult ok(List<CheckpointDevice> devices) {
     return new ClaimPrepareResult(devices, Optional.empty());
   }
 
