@@ -8,7 +8,10 @@
 // No container runs. A pod whose resources are prepared is reported Running (with the health of
 // its devices in its container statuses, as 1.37 reports it); a pod being deleted is unprepared
 // and then removed with grace period 0, as the kubelet's status manager does once its containers
-// are gone.
+// are gone. The health in the pod status is generated again when the DRA manager reports a change
+// and every --sync-frequency, as the kubelet's periodic pod sync does (kubelet_pods.go:1971-1973,
+// default 1 min from apis/config/v1beta1/defaults.go:76-77): a device whose health went stale
+// without a change reported (a driver that fell silent) only shows as Unknown then.
 //
 // Each step goes to stdout as one JSON object per line ({"event": ...}); the kubelet packages'
 // own logs go to stderr (klog, -v to choose the verbosity).
@@ -26,6 +29,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
@@ -53,6 +57,7 @@ func main() {
 	registryDir := flag.String("registry-dir", "", "plugin registration folder to watch (the kubelet's plugins_registry)")
 	stateDir := flag.String("state-dir", "", "folder of the DRA manager's checkpoint (the kubelet's root dir)")
 	gates := flag.String("feature-gates", "", "feature gates, as for the kubelet")
+	syncFrequency := flag.Duration("sync-frequency", time.Minute, "how often the pod statuses are generated again, as the kubelet's syncFrequency")
 	klog.InitFlags(nil)
 	flag.Parse()
 	if *kubeconfig == "" || *nodeName == "" || *registryDir == "" || *stateDir == "" {
@@ -67,7 +72,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	if err := run(ctx, *kubeconfig, *nodeName, *registryDir, *stateDir); err != nil {
+	if err := run(ctx, *kubeconfig, *nodeName, *registryDir, *stateDir, *syncFrequency); err != nil {
 		emit("failed", attrs{"error": err.Error()})
 		os.Exit(1)
 	}
@@ -150,7 +155,7 @@ type node struct {
 	pods map[types.UID]*podState
 }
 
-func run(ctx context.Context, kubeconfig, nodeName, registryDir, stateDir string) error {
+func run(ctx context.Context, kubeconfig, nodeName, registryDir, stateDir string, syncFrequency time.Duration) error {
 	logger := klog.FromContext(ctx)
 	restConfig, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
@@ -225,6 +230,18 @@ func run(ctx context.Context, kubeconfig, nodeName, registryDir, stateDir string
 			}
 		}
 	}()
+	go func() {
+		tick := time.NewTicker(syncFrequency)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				n.periodicSync()
+			}
+		}
+	}()
 	go func() { <-ctx.Done(); n.queue.ShutDown() }()
 	for n.work(ctx) {
 	}
@@ -250,6 +267,19 @@ func (n *node) healthChanged(uids []string) {
 		if s := n.pods[types.UID(uid)]; s != nil {
 			s.statusDue = true
 			n.queue.Add(types.UID(uid))
+		}
+	}
+	n.mu.Unlock()
+}
+
+// periodicSync generates the status of every running pod again; writeStatus writes it only when
+// the devices' health changed, as the status manager writes only changed statuses.
+func (n *node) periodicSync() {
+	n.mu.Lock()
+	for uid, s := range n.pods {
+		if s.prepared && !s.gone && !terminating(s.pod) {
+			s.statusDue = true
+			n.queue.Add(uid)
 		}
 	}
 	n.mu.Unlock()
@@ -402,6 +432,8 @@ func (n *node) writeStatus(ctx context.Context, pod *v1.Pod) error {
 		if current.UID != pod.UID || current.DeletionTimestamp != nil {
 			return nil
 		}
+		// A copy: the DRA manager rewrites the resource statuses in place.
+		before := allocatedResourcesStatus(current.Status.DeepCopy())
 		status := current.Status.DeepCopy()
 		now := metav1.Now()
 		status.Phase = v1.PodRunning
@@ -414,19 +446,28 @@ func (n *node) writeStatus(ctx context.Context, pod *v1.Pod) error {
 			setCondition(status, c, now)
 		}
 		n.manager.UpdateAllocatedResourcesStatus(klog.FromContext(ctx), current, status)
-		health = map[string][]v1.ResourceStatus{}
-		for _, cs := range status.ContainerStatuses {
-			health[cs.Name] = cs.AllocatedResourcesStatus
+		health = allocatedResourcesStatus(status)
+		if current.Status.Phase == v1.PodRunning && apiequality.Semantic.DeepEqual(before, health) {
+			health = nil // nothing changed: no write, no event
+			return nil
 		}
 		current.Status = *status
 		_, err = n.client.CoreV1().Pods(pod.Namespace).UpdateStatus(ctx, current, metav1.UpdateOptions{})
 		return err
 	})
-	if err != nil {
+	if err != nil || health == nil {
 		return err
 	}
 	emit("status", with(podFields(pod), attrs{"phase": string(v1.PodRunning), "allocatedResourcesStatus": health}))
 	return nil
+}
+
+func allocatedResourcesStatus(status *v1.PodStatus) map[string][]v1.ResourceStatus {
+	out := map[string][]v1.ResourceStatus{}
+	for _, cs := range status.ContainerStatuses {
+		out[cs.Name] = cs.AllocatedResourcesStatus
+	}
+	return out
 }
 
 func containerStatuses(containers []v1.Container, old []v1.ContainerStatus, completed bool, now metav1.Time) []v1.ContainerStatus {

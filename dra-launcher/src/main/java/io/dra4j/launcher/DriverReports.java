@@ -64,6 +64,8 @@ final class DriverReports {
       m.put("status", d.status().name());
       m.put("reason", d.reason());
       m.put("message", d.message());
+      // The kubelet shows a stale device as unknown: its provider did not report it in time.
+      m.put("stale", d.stale());
       m.put("tainted", d.tainted());
       d.liftAt().ifPresent(t -> m.put("taintLiftAt", t.toString()));
       devices.add(m);

@@ -168,15 +168,25 @@ public final class Cluster {
    * kubelet}) and returns its log file.
    */
   Path kubelet(String node, Path registryDir, Path stateDir) {
-    String out =
-        script(
-            List.of(
-                "kubelet",
-                node,
-                "--registry-dir",
-                registryDir.toString(),
-                "--state-dir",
-                stateDir.toString()));
+    return kubelet(node, registryDir, stateDir, List.of());
+  }
+
+  /** As {@link #kubelet(String, Path, Path)}, with extra flags of the harness. */
+  Path kubelet(String node, Path registryDir, Path stateDir, List<String> flags) {
+    List<String> args = new ArrayList<>();
+    args.addAll(
+        List.of(
+            "kubelet",
+            node,
+            "--registry-dir",
+            registryDir.toString(),
+            "--state-dir",
+            stateDir.toString()));
+    if (!flags.isEmpty()) {
+      args.add("--");
+      args.addAll(flags);
+    }
+    String out = script(args);
     String[] lines = out.strip().split("\n");
     return Path.of(lines[lines.length - 1].strip());
   }

@@ -55,6 +55,15 @@ final class KubeletNode implements AutoCloseable {
   /** Creates the node and starts its kubelet, then its driver with {@code flags}. */
   static KubeletNode start(
       Cluster cluster, String name, UnaryOperator<DriverProcess.Builder> flags) {
+    return start(cluster, name, List.of(), flags);
+  }
+
+  /** As {@link #start(Cluster, String, UnaryOperator)}, the kubelet with {@code kubeletFlags}. */
+  static KubeletNode start(
+      Cluster cluster,
+      String name,
+      List<String> kubeletFlags,
+      UnaryOperator<DriverProcess.Builder> flags) {
     Deployment.ensureApplied(cluster);
     cluster.node(name);
     Path kubeconfig = cluster.token(Deployment.NAMESPACE, Deployment.SERVICE_ACCOUNT, name);
@@ -67,7 +76,12 @@ final class KubeletNode implements AutoCloseable {
     }
     KubeletNode node =
         new KubeletNode(
-            cluster, name, work, host, kubeconfig, RealKubelet.start(cluster, name, host));
+            cluster,
+            name,
+            work,
+            host,
+            kubeconfig,
+            RealKubelet.start(cluster, name, host, kubeletFlags));
     node.startDriver(flags);
     return node;
   }

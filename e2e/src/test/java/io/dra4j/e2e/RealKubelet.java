@@ -39,10 +39,19 @@ final class RealKubelet implements AutoCloseable {
 
   /** Starts it and waits until its pod informer has synced. */
   static RealKubelet start(Cluster cluster, String node, Path work) {
+    return start(cluster, node, work, List.of());
+  }
+
+  /**
+   * Starts it with extra flags of the harness (e.g. {@code --sync-frequency=2s}) and waits until
+   * its pod informer has synced.
+   */
+  static RealKubelet start(Cluster cluster, String node, Path work, List<String> flags) {
     Path registry = work.resolve("registry");
     Path state = work.resolve("kubelet");
     RealKubelet k =
-        new RealKubelet(cluster, node, registry, state, cluster.kubelet(node, registry, state));
+        new RealKubelet(
+            cluster, node, registry, state, cluster.kubelet(node, registry, state, flags));
     k.await("the kubelet started", e -> e.path("event").asText().equals("started"));
     return k;
   }

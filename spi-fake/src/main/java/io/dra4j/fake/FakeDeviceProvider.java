@@ -89,8 +89,14 @@ import java.util.concurrent.TimeUnit;
  *       flaps</td></tr>
  *   <tr><td>{@value #CONFIG_HEALTH_FILE}</td><td>none (off)</td><td>an absolute path, read every
  *       {@value #HEALTH_FILE_POLL_MILLIS} ms: each line {@code <device> <reason> [message]} marks
- *       that device unhealthy (a simulated XID); a device no longer listed is healthy again. A
+ *       that device unhealthy (a simulated XID); a device no longer listed is healthy again; a
+ *       line {@value #HEALTH_FILE_STOP} stops the monitor while it is there (a hung monitor: no
+ *       report at all, so the kubelet shows the devices as unknown after their timeout). A
  *       missing file lists nothing. Lets a test outside the process drive health.</td></tr>
+ *   <tr><td>{@value #CONFIG_HEALTH_TIMEOUT}</td><td>none (the kubelet's 30 s)</td><td>e.g.
+ *       {@code 3s}, at least 1 s: the health check timeout of every report. Every device is
+ *       reported again each third of the timeout, changed or not, as {@link
+ *       io.dra4j.api.health.HealthSink} asks of a provider</td></tr>
  *   <tr><td>{@value #CONFIG_ATTACH_DEVICES}</td><td>none</td><td>devices (comma list, or {@code
  *       all}) that are attached through a simulated fabric before their pod may bind: they
  *       publish binding condition {@value #CONDITION_ATTACHED} and failure condition {@value
@@ -157,6 +163,11 @@ public final class FakeDeviceProvider
   public static final String CONFIG_FLAP_PERIOD = "flap-period";
   public static final String CONFIG_FLAP_DEVICE = "flap-device";
   public static final String CONFIG_HEALTH_FILE = "health-file";
+  public static final String CONFIG_HEALTH_TIMEOUT = "health-timeout";
+
+  /** The health-file line that stops the monitor while it is there. */
+  public static final String HEALTH_FILE_STOP = "!stop";
+
   public static final String CONFIG_ATTACH_DEVICES = "attach-devices";
   public static final String CONFIG_ATTACH_FAILURES = "attach-failures";
   public static final String CONFIG_ATTACH_DELAY = "attach-delay";
@@ -261,6 +272,7 @@ public final class FakeDeviceProvider
     }
     discovered = new Discovered(s, inv);
     health.inventory(inv);
+    health.timeout(s.healthTimeout());
     return inv.inventory();
   }
 
@@ -555,8 +567,9 @@ public final class FakeDeviceProvider
   }
 
   /**
-   * Reports the full current health, then every change; starts the {@value #CONFIG_FLAP_PERIOD}
-   * schedule and the {@value #CONFIG_HEALTH_FILE} poll when configured.
+   * Reports the full current health, then every change, and every device again each third of its
+   * health check timeout; starts the {@value #CONFIG_FLAP_PERIOD} schedule and the {@value
+   * #CONFIG_HEALTH_FILE} poll when configured.
    */
   @Override
   public void startHealthMonitoring(HealthSink sink) {
@@ -566,8 +579,7 @@ public final class FakeDeviceProvider
       now.settings().healthFile().ifPresent(this::readHealthFile);
     }
     health.start(sink);
-    if (now == null
-        || (now.settings().flapPeriod().isEmpty() && now.settings().healthFile().isEmpty())) {
+    if (now == null) {
       return;
     }
     FakeSettings s = now.settings();
@@ -582,6 +594,9 @@ public final class FakeDeviceProvider
                 t.setDaemon(true);
                 return t;
               });
+      // The re-report a provider owes the kubelet: the runtime does not repeat reports.
+      long every = health.effectiveTimeout().dividedBy(3).toNanos();
+      healthTasks.scheduleAtFixedRate(this::reReport, every, every, TimeUnit.NANOSECONDS);
       if (s.flapPeriod().isPresent()) {
         Duration p = s.flapPeriod().get();
         String device = s.flapDevice();
@@ -603,11 +618,16 @@ public final class FakeDeviceProvider
   private void readHealthFile(Path file) {
     List<String> problems = new ArrayList<>();
     Map<String, String[]> listed = new TreeMap<>();
+    boolean stop = false;
     try {
       if (Files.exists(file)) {
         for (String line : Files.readAllLines(file)) {
           String l = line.strip();
           if (l.isEmpty() || l.startsWith("#")) {
+            continue;
+          }
+          if (l.equals(HEALTH_FILE_STOP)) {
+            stop = true;
             continue;
           }
           String[] parts = l.split("\\s+", 3);
@@ -623,6 +643,9 @@ public final class FakeDeviceProvider
       problems.add("cannot be read: " + e.getMessage());
     }
     synchronized (healthFileLock) {
+      if (stop) {
+        health.stopMonitor();
+      }
       Map<String, String> now = new HashMap<>();
       for (Map.Entry<String, String[]> e : listed.entrySet()) {
         String[] v = e.getValue();
@@ -642,6 +665,9 @@ public final class FakeDeviceProvider
         }
       }
       fromHealthFile = Map.copyOf(now);
+      if (!stop) {
+        health.resumeMonitor();
+      }
       // Said once per distinct problem, not on every poll.
       String problem = String.join("; ", problems);
       if (!problem.equals(healthFileProblem)) {
@@ -650,6 +676,15 @@ public final class FakeDeviceProvider
           LOG.log(Level.WARNING, "health file " + file + ": " + problem);
         }
       }
+    }
+  }
+
+  private void reReport() {
+    try {
+      health.reportAll();
+    } catch (RuntimeException e) {
+      // A throwing task would silently cancel the schedule, and the devices would decay.
+      LOG.log(Level.WARNING, "health re-report failed", e);
     }
   }
 

@@ -2,6 +2,7 @@ package io.dra4j.fake;
 
 import io.dra4j.api.health.DeviceHealth;
 import io.dra4j.api.health.HealthSink;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -17,7 +18,9 @@ import java.util.regex.Pattern;
  * <p>Marking a full device ({@code gpu-0}) also makes its partitions unhealthy, as a fault of the
  * physical device would; marking a partition affects only that partition. Reports go to the sink
  * given to {@link FakeDeviceProvider#startHealthMonitoring} as soon as health changes; marks made
- * before monitoring starts are included in the first, full report.
+ * before monitoring starts are included in the first, full report. The provider also re-reports
+ * every device within its health check timeout ({@link #reportAll}), as a provider must; {@link
+ * #stopMonitor} simulates a monitor that hangs, so the kubelet shows the devices as unknown.
  *
  * <p>Thread-safe. The sink is called under this object's lock so reports arrive in the order the
  * changes were made.
@@ -31,6 +34,8 @@ public final class FakeHealthScript {
   private final Object lock = new Object();
   private FakeInventory inventory;
   private HealthSink sink;
+  private Optional<Duration> timeout = Optional.empty();
+  private boolean stopped;
 
   /** Devices marked unhealthy: name to (reason, message). */
   private final Map<String, String[]> marked = new LinkedHashMap<>();
@@ -66,6 +71,33 @@ public final class FakeHealthScript {
     change(device, null);
   }
 
+  /**
+   * Simulates a monitor that hangs: no report at all, neither changes nor re-reports, until {@link
+   * #resumeMonitor}. Marks made meanwhile are kept.
+   */
+  public void stopMonitor() {
+    synchronized (lock) {
+      stopped = true;
+    }
+  }
+
+  /** Ends {@link #stopMonitor}: reports every device at once, as a monitor that came back would. */
+  public void resumeMonitor() {
+    synchronized (lock) {
+      if (stopped) {
+        stopped = false;
+        reportAll();
+      }
+    }
+  }
+
+  /** Whether the monitor is stopped ({@link #stopMonitor}). */
+  public boolean monitorStopped() {
+    synchronized (lock) {
+      return stopped;
+    }
+  }
+
   /** The current health of every device, in publishing order; empty before discovery. */
   public List<DeviceHealth> current() {
     synchronized (lock) {
@@ -90,7 +122,7 @@ public final class FakeHealthScript {
       } else {
         marked.put(device, mark);
       }
-      if (sink != null) {
+      if (sink != null && !stopped) {
         List<DeviceHealth> out = new ArrayList<>();
         for (String name : inventory.deviceNames()) {
           FakeInventory.Entry e = inventory.entry(name).orElseThrow();
@@ -110,9 +142,38 @@ public final class FakeHealthScript {
       own =
           inventory.entry(name).flatMap(FakeInventory.Entry::parent).map(marked::get).orElse(null);
     }
-    return own == null
-        ? DeviceHealth.healthy(pool, name)
-        : DeviceHealth.unhealthy(pool, name, own[0], own[1]);
+    DeviceHealth h =
+        own == null
+            ? DeviceHealth.healthy(pool, name)
+            : DeviceHealth.unhealthy(pool, name, own[0], own[1]);
+    return timeout.map(h::withHealthCheckTimeout).orElse(h);
+  }
+
+  /** The health check timeout every report asks for; empty for the kubelet's default. */
+  void timeout(Optional<Duration> value) {
+    synchronized (lock) {
+      timeout = value;
+    }
+  }
+
+  /** The timeout the kubelet applies to this provider's reports. */
+  Duration effectiveTimeout() {
+    synchronized (lock) {
+      return timeout.orElse(DeviceHealth.KUBELET_DEFAULT_HEALTH_CHECK_TIMEOUT);
+    }
+  }
+
+  /**
+   * Reports every device's current health, changed or not, unless the monitor is stopped: the
+   * re-report each device needs within its timeout.
+   */
+  void reportAll() {
+    synchronized (lock) {
+      List<DeviceHealth> all = current();
+      if (sink != null && !stopped && !all.isEmpty()) {
+        sink.report(all);
+      }
+    }
   }
 
   /** A new inventory: marks of devices that are gone are dropped. */
@@ -127,10 +188,7 @@ public final class FakeHealthScript {
   void start(HealthSink value) {
     synchronized (lock) {
       sink = value;
-      List<DeviceHealth> all = current();
-      if (!all.isEmpty()) {
-        sink.report(all);
-      }
+      reportAll();
     }
   }
 

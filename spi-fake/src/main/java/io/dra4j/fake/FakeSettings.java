@@ -34,6 +34,7 @@ record FakeSettings(
     Optional<Duration> flapPeriod,
     String flapDevice,
     Optional<Path> healthFile,
+    Optional<Duration> healthTimeout,
     Set<String> attachDevices,
     Set<String> attachFailures,
     Duration attachDelay,
@@ -139,6 +140,9 @@ record FakeSettings(
       throw invalid(
           FakeDeviceProvider.CONFIG_HEALTH_FILE, healthFile.get(), "must be an absolute path");
     }
+    Optional<Duration> healthTimeout =
+        c.config(FakeDeviceProvider.CONFIG_HEALTH_TIMEOUT)
+            .map(v -> duration(FakeDeviceProvider.CONFIG_HEALTH_TIMEOUT, v, Duration.ofSeconds(1)));
     Set<String> attach = names(c, FakeDeviceProvider.CONFIG_ATTACH_DEVICES, true);
     Set<String> failures = names(c, FakeDeviceProvider.CONFIG_ATTACH_FAILURES, false);
     if (!attach.contains(ALL) && !attach.containsAll(failures)) {
@@ -167,6 +171,7 @@ record FakeSettings(
         flap,
         flapDevice,
         healthFile,
+        healthTimeout,
         attach,
         failures,
         attachDelay,

@@ -8,7 +8,6 @@ import io.dra4j.api.claim.PrepareResult;
 import io.dra4j.api.claim.PreparedClaim;
 import io.dra4j.api.claim.PreparedDevice;
 import io.dra4j.api.claim.RecordedDevice;
-import io.dra4j.api.health.DeviceHealth;
 import io.dra4j.api.health.HealthReporting;
 import io.dra4j.api.health.HealthSink;
 import io.dra4j.api.provider.ConfigType;
@@ -284,8 +283,7 @@ public final class NvidiaDeviceProvider implements DeviceProvider, HealthReporti
         gpus.put(g.handle(), "gpu-" + g.minor() + " (" + g.uuid() + ")");
       }
       String pool = context.nodeName();
-      sink.report(
-          layout.index().keySet().stream().map(n -> DeviceHealth.healthy(pool, n)).toList());
+      // The monitor reports every device at once and again within the kubelet's timeout.
       monitor =
           XidMonitor.start(
               nvml,
@@ -350,8 +348,14 @@ public final class NvidiaDeviceProvider implements DeviceProvider, HealthReporti
     HealthSink sink = healthSink;
     List<String> all = List.copyOf(layout.index().keySet());
     LOG.error("NVML reports a GPU lost ({}); devices {}", detail, all);
-    if (sink != null && !all.isEmpty()) {
-      XidMonitor.reportLost(sink, context.nodeName(), all, detail);
+    XidMonitor m;
+    synchronized (lock) {
+      m = monitor;
+    }
+    if (m != null) {
+      m.lost(all, detail);
+    } else if (sink != null && !all.isEmpty()) {
+      sink.report(XidMonitor.lostReports(context.nodeName(), all, detail));
     }
   }
 

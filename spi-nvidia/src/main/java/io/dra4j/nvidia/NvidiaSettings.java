@@ -21,8 +21,9 @@ import java.util.regex.Pattern;
  * @param cdiHookPath host path of {@code nvidia-cdi-hook}; when set, soname links and the linker
  *     cache are made by the hook instead of extra bind mounts
  * @param ignoredXids XIDs that never make a device unhealthy
- * @param healthWaitMillis how long one {@code nvmlEventSetWait_v2} call waits; also bounds how long
- *     {@code close()} waits for the health thread
+ * @param healthWaitMillis how long one {@code nvmlEventSetWait_v2} call waits, at most 10 s (the
+ *     health thread re-reports every device that often); also bounds how long {@code close()} waits
+ *     for the health thread
  * @param staticCdiKind the kind ({@code nvidia.com/gpu}) of a static CDI spec the node already has,
  *     with a device per GPU and MIG device UUID ({@code nvidia-ctk cdi generate
  *     --device-name-strategy=uuid}): when set, whole GPUs and existing MIG devices are prepared as

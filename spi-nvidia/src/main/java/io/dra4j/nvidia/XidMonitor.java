@@ -6,10 +6,12 @@ import io.dra4j.nvidia.nvml.Nvml;
 import io.dra4j.nvidia.nvml.Nvml.DeviceHandle;
 import io.dra4j.nvidia.nvml.Nvml.EventSetHandle;
 import io.dra4j.nvidia.nvml.NvmlException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,13 +20,21 @@ import org.slf4j.LoggerFactory;
  * affected devices unhealthy. XIDs on the ignore list (application faults, not hardware) are only
  * logged. An error attributed to a MIG GPU instance marks only the MIG devices of that instance;
  * otherwise every device of the GPU. {@code GPU_IS_LOST} marks every device with reason {@code
- * GPULost} and ends monitoring. No automatic recovery: these errors need a GPU reset, after which
- * the driver restarts and reports healthy again.
+ * GPULost} and ends the NVML watch. No automatic recovery: these errors need a GPU reset, after
+ * which the driver restarts and reports healthy again.
+ *
+ * <p>The thread that waits for NVML events also re-reports every device's current health every
+ * {@link #REREPORT} (the kubelet trusts a report for 30 s and the runtime does not repeat it), so a
+ * hung NVML call lets the devices decay to unknown at the kubelet instead of being vouched for.
+ * After a lost GPU, the final state is re-reported until close: it holds until a reset.
  */
 final class XidMonitor implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(XidMonitor.class);
 
   static final long MONITORED = Nvml.EVENT_XID_CRITICAL | Nvml.EVENT_DOUBLE_BIT_ECC;
+
+  /** A third of the kubelet's default health check timeout, the Go helper's advice. */
+  static final Duration REREPORT = DeviceHealth.KUBELET_DEFAULT_HEALTH_CHECK_TIMEOUT.dividedBy(3);
 
   /** Which devices an event concerns. */
   interface Targets {
@@ -48,6 +58,11 @@ final class XidMonitor implements AutoCloseable {
   private final Thread thread;
   private volatile boolean running = true;
 
+  /** Devices reported unhealthy, by name; every other device of {@link Targets#all} is healthy. */
+  private final Map<String, DeviceHealth> unhealthy = new ConcurrentHashMap<>();
+
+  private long lastFullReport; // nanoTime, loop thread only
+
   private XidMonitor(
       Nvml nvml,
       HealthSink sink,
@@ -60,7 +75,8 @@ final class XidMonitor implements AutoCloseable {
     this.sink = sink;
     this.pool = pool;
     this.ignoredXids = Set.copyOf(ignoredXids);
-    this.waitMillis = waitMillis;
+    // One wait must end in time for the next re-report.
+    this.waitMillis = (int) Math.min(waitMillis, REREPORT.toMillis());
     this.targets = targets;
     this.set = set;
     this.thread = new Thread(this::loop, "nvidia-xid-monitor");
@@ -99,12 +115,32 @@ final class XidMonitor implements AutoCloseable {
       throw e;
     }
     XidMonitor m = new XidMonitor(nvml, sink, pool, ignoredXids, waitMillis, targets, set);
+    m.reportAll();
     m.thread.start();
     return m;
   }
 
+  /** Reports every device: the unhealthy ones as marked, the others healthy. */
+  private void reportAll() {
+    lastFullReport = System.nanoTime();
+    List<DeviceHealth> all =
+        targets.all().stream()
+            .map(d -> unhealthy.getOrDefault(d, DeviceHealth.healthy(pool, d)))
+            .toList();
+    if (!all.isEmpty()) {
+      sink.report(all);
+    }
+  }
+
+  private void reReportWhenDue() {
+    if (System.nanoTime() - lastFullReport >= REREPORT.toNanos()) {
+      reportAll();
+    }
+  }
+
   private void loop() {
     while (running) {
+      reReportWhenDue();
       Optional<Nvml.Event> event;
       try {
         event = nvml.waitForEvent(set, waitMillis);
@@ -114,6 +150,7 @@ final class XidMonitor implements AutoCloseable {
         }
         if (e.gpuLost()) {
           gpuLost(e);
+          holdFinalState();
           return;
         }
         LOG.error("health monitoring stopped: {}", e.getMessage());
@@ -150,23 +187,43 @@ final class XidMonitor implements AutoCloseable {
     List<String> devices = targets.devices(e.device(), e.gpuInstanceId(), e.computeInstanceId());
     LOG.warn("{}; marking {} unhealthy", message, devices);
     String m = message;
-    sink.report(devices.stream().map(d -> DeviceHealth.unhealthy(pool, d, reason, m)).toList());
+    mark(devices.stream().map(d -> DeviceHealth.unhealthy(pool, d, reason, m)).toList());
   }
 
   private void gpuLost(NvmlException e) {
     List<String> all = targets.all();
     LOG.error("a GPU is lost ({}); marking every device unhealthy: {}", e.getMessage(), all);
-    reportLost(sink, pool, all, e.getMessage());
+    lost(all, e.getMessage());
   }
 
-  static void reportLost(HealthSink sink, String pool, List<String> devices, String detail) {
-    sink.report(
-        devices.stream()
-            .map(
-                d ->
-                    DeviceHealth.unhealthy(
-                        pool, d, "GPULost", "NVML reports a GPU lost: " + detail))
-            .toList());
+  /** Marks {@code devices} lost, here and in every later re-report. */
+  void lost(List<String> devices, String detail) {
+    mark(lostReports(pool, devices, detail));
+  }
+
+  private void mark(List<DeviceHealth> reports) {
+    for (DeviceHealth h : reports) {
+      unhealthy.put(h.device(), h);
+    }
+    sink.report(reports);
+  }
+
+  /** The NVML watch ended with a lost GPU: keep re-reporting that until close. */
+  private void holdFinalState() {
+    while (running) {
+      try {
+        Thread.sleep(waitMillis);
+      } catch (InterruptedException e) {
+        return;
+      }
+      reReportWhenDue();
+    }
+  }
+
+  static List<DeviceHealth> lostReports(String pool, List<String> devices, String detail) {
+    return devices.stream()
+        .map(d -> DeviceHealth.unhealthy(pool, d, "GPULost", "NVML reports a GPU lost: " + detail))
+        .toList();
   }
 
   /** Stops the thread (within one wait period) and frees the event set. */

@@ -27,7 +27,9 @@ import io.dra4j.api.claim.PreparedClaim;
  *       reports an inventory change through {@link ProviderContext#inventoryChanged()}.
  *   <li>The kubelet sockets open; from then on {@link #prepare} and {@link #unprepare} are called
  *       for the kubelet's claims. A provider that also implements {@link
- *       io.dra4j.api.health.HealthReporting} is asked to start monitoring right after.
+ *       io.dra4j.api.health.HealthReporting} is asked to start monitoring right after; it reports
+ *       every device again within the device's health check timeout (the runtime does not repeat
+ *       reports, so a monitor that stops shows as unknown at the kubelet).
  *   <li>{@link #close} is called once, on shutdown, after the kubelet sockets closed and the last
  *       call returned, and after discovery stopped. A health monitor may still report until it
  *       returns.

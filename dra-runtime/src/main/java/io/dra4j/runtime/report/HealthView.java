@@ -14,22 +14,16 @@ import java.util.Optional;
  * @param taintKey the key of the health taint
  * @param taintEffect its effect
  * @param recoveryDelay how long a device must stay healthy before its taint is lifted
- * @param healthCheckTimeout the timeout sent to the kubelet
  * @param devices the driver's devices in publishing order, then devices reported but not (yet) in
  *     the device list
  */
 public record HealthView(
-    String taintKey,
-    TaintEffect taintEffect,
-    Duration recoveryDelay,
-    Duration healthCheckTimeout,
-    List<DeviceState> devices) {
+    String taintKey, TaintEffect taintEffect, Duration recoveryDelay, List<DeviceState> devices) {
 
   public HealthView {
     Objects.requireNonNull(taintKey, "taintKey");
     Objects.requireNonNull(taintEffect, "taintEffect");
     Objects.requireNonNull(recoveryDelay, "recoveryDelay");
-    Objects.requireNonNull(healthCheckTimeout, "healthCheckTimeout");
     devices = List.copyOf(devices);
   }
 
@@ -57,6 +51,10 @@ public record HealthView(
    * @param taintedAt when the taint was added (its {@code timeAdded})
    * @param liftAt when the taint will be lifted if the device stays healthy; empty when not
    *     recovering
+   * @param healthCheckTimeout the timeout of the last report (the kubelet's default when it set
+   *     none)
+   * @param stale whether the last report is older than its timeout (or there is none): the kubelet
+   *     shows the device's health as unknown
    */
   public record DeviceState(
       String pool,
@@ -70,7 +68,9 @@ public record HealthView(
       boolean tainted,
       String taintValue,
       Optional<Instant> taintedAt,
-      Optional<Instant> liftAt) {
+      Optional<Instant> liftAt,
+      Duration healthCheckTimeout,
+      boolean stale) {
 
     public DeviceState {
       Objects.requireNonNull(pool, "pool");
@@ -83,6 +83,7 @@ public record HealthView(
       Objects.requireNonNull(taintValue, "taintValue");
       Objects.requireNonNull(taintedAt, "taintedAt");
       Objects.requireNonNull(liftAt, "liftAt");
+      Objects.requireNonNull(healthCheckTimeout, "healthCheckTimeout");
     }
   }
 }

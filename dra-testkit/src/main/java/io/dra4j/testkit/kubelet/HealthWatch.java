@@ -3,6 +3,7 @@ package io.dra4j.testkit.kubelet;
 import io.grpc.Status;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -14,17 +15,30 @@ import java.util.function.Function;
 
 /**
  * An open health stream ({@code NodeWatchResources}). Reports queue up until read; {@link #close()}
- * cancels the stream, as the kubelet does when it drops a plugin.
+ * cancels the stream, as the kubelet does when it drops a plugin. Every message also goes into the
+ * kubelet's health cache ({@link KubeletHealthCache}), read with {@link #kubeletHealth}, which is
+ * cleared when the stream ends, as the kubelet's DRA manager does.
  */
 public final class HealthWatch implements AutoCloseable {
 
   private final HealthVersion version;
   private final LinkedBlockingQueue<HealthReport> reports = new LinkedBlockingQueue<>();
   private final CompletableFuture<Status> end = new CompletableFuture<>();
+  private final Clock clock;
+  private final KubeletHealthCache cache = new KubeletHealthCache();
   private volatile ClientCallStreamObserver<?> call;
 
-  HealthWatch(HealthVersion version) {
+  HealthWatch(HealthVersion version, Clock clock) {
     this.version = version;
+    this.clock = clock;
+  }
+
+  /**
+   * What the kubelet shows now for the device in a pod's {@code allocatedResourcesStatus}: unknown
+   * when it was not reported within its timeout, or the stream ended.
+   */
+  public KubeletHealthCache.ResourceHealth kubeletHealth(String pool, String device) {
+    return cache.health(pool, device, clock.instant());
   }
 
   /** The stream's version. */
@@ -41,16 +55,20 @@ public final class HealthWatch implements AutoCloseable {
 
       @Override
       public void onNext(R value) {
-        reports.add(convert.apply(value));
+        HealthReport r = convert.apply(value);
+        cache.apply(r.devices(), clock.instant());
+        reports.add(r);
       }
 
       @Override
       public void onError(Throwable t) {
+        cache.clear();
         end.complete(Status.fromThrowable(t));
       }
 
       @Override
       public void onCompleted() {
+        cache.clear();
         end.complete(Status.OK);
       }
     };
@@ -115,5 +133,6 @@ public final class HealthWatch implements AutoCloseable {
     if (c != null && !end.isDone()) {
       c.cancel("health watch closed", null);
     }
+    cache.clear();
   }
 }

@@ -69,11 +69,13 @@ import org.slf4j.LoggerFactory;
  * manager and DRA manager (v1.37.2). What they showed is here too: {@link #plugin} picks the newest
  * connected instance; {@link #wipeSlices} deletes the node's ResourceSlices as the kubelet does at
  * its start and 30 s after a driver's last instance de-registered; {@link #draManager} prepares and
- * unprepares whole pods with the kubelet's checks, sharing and restart behaviour. Still different,
- * on purpose: the kubelet also wipes a driver's slices 30 s after the connection to its last
- * instance broke while the registration socket stays (a driver killed with SIGKILL), where the
- * simulator waits for the socket to go; and the kubelet opens every registered plugin's health
- * stream itself (reopening it every 5 s), where the simulator opens one when a test calls {@link
+ * unprepares whole pods with the kubelet's checks, sharing and restart behaviour; a {@link
+ * HealthWatch} keeps the DRA manager's health cache ({@link KubeletHealthCache}: a device's report
+ * trusted for its timeout from receipt, cleared when the stream ends). Still different, on purpose:
+ * the kubelet also wipes a driver's slices 30 s after the connection to its last instance broke
+ * while the registration socket stays (a driver killed with SIGKILL), where the simulator waits for
+ * the socket to go; and the kubelet opens every registered plugin's health stream itself (reopening
+ * it every 5 s), where the simulator opens one when a test calls {@link
  * PluginInstance#watchHealth()}.
  *
  * <p>From JUnit: {@code try (KubeletSimulator kubelet = KubeletSimulator.start(registryDir)) {

@@ -5,6 +5,7 @@ import io.dra4j.api.health.HealthStatus;
 import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -226,7 +227,15 @@ public final class PluginInstance {
 
   /** Opens a health stream of the given version, advertised or not (as 1.34–1.36 kubelets do). */
   public HealthWatch watchHealth(HealthVersion version) {
-    HealthWatch watch = new HealthWatch(version);
+    return watchHealth(version, Clock.systemUTC());
+  }
+
+  /**
+   * Opens a health stream of the given version; {@code clock} stamps each message's receipt, from
+   * which the kubelet's health cache ({@link HealthWatch#kubeletHealth}) counts timeouts.
+   */
+  public HealthWatch watchHealth(HealthVersion version, Clock clock) {
+    HealthWatch watch = new HealthWatch(version, clock);
     if (version == HealthVersion.V1) {
       io.dra4j.proto.health.v1.DRAResourceHealthGrpc.newStub(channel)
           .nodeWatchResources(

@@ -16,8 +16,8 @@ import io.dra4j.kube.ObjectMeta;
 import io.dra4j.kube.OwnerReference;
 import io.dra4j.kube.ResourceSlice;
 import io.dra4j.kube.ResourceSliceSpec;
+import io.dra4j.runtime.errors.DriverError;
 import io.dra4j.runtime.internal.health.HealthHub;
-import io.dra4j.runtime.internal.kubelet.HealthSnapshot;
 import io.dra4j.runtime.internal.slices.LayoutOptions;
 import io.dra4j.runtime.internal.slices.PoolValidator;
 import io.dra4j.runtime.internal.slices.SliceLayout;
@@ -187,46 +187,41 @@ class HealthTaintTest {
   }
 
   @Test
-  void resendsTheFullListEveryIntervalWithoutChanges() {
-    pools =
-        provider
-            .discover(
-                ProviderContext.builder(DRIVER, NODE)
-                    .config(FakeDeviceProvider.CONFIG_DEVICES, "3")
-                    .build())
-            .pools();
+  void neverResendsAndTellsTheErrorHandlerOnceWhenReportsGoStale() {
+    List<DriverError> errors = new CopyOnWriteArrayList<>();
     hub =
         HealthHub.builder(DRIVER)
-            .healthCheckTimeout(Duration.ofSeconds(6))
             .clock(time.clock())
             .executor(time)
+            .errorHandler(errors::add)
             .build();
-    hub.setDevices(pools);
     List<Instant> at = new CopyOnWriteArrayList<>();
-    List<HealthSnapshot> got = new CopyOnWriteArrayList<>();
-    hub.subscribe(
-        s -> {
-          at.add(time.now());
-          got.add(s);
-        });
-    time.advance(Duration.ofSeconds(10));
-    assertThat(at)
-        .containsExactly(
-            START,
-            START.plusSeconds(2),
-            START.plusSeconds(4),
-            START.plusSeconds(6),
-            START.plusSeconds(8),
-            START.plusSeconds(10));
-    assertThat(got)
-        .allSatisfy(
-            s -> {
-              assertThat(s.devices())
-                  .extracting(d -> d.device())
-                  .containsExactly("gpu-0", "gpu-1", "gpu-2");
-              assertThat(s.devices())
-                  .allSatisfy(d -> assertThat(d.healthCheckTimeoutSeconds()).isEqualTo(6));
+    hub.subscribe(s -> at.add(time.now()));
+    hub.report(
+        List.of(
+            DeviceHealth.healthy(NODE, "gpu-0").withHealthCheckTimeout(Duration.ofSeconds(6)),
+            DeviceHealth.healthy(NODE, "gpu-1")));
+    time.advance(Duration.ofSeconds(5));
+    hub.report(DeviceHealth.healthy(NODE, "gpu-0").withHealthCheckTimeout(Duration.ofSeconds(6)));
+    time.advance(Duration.ofSeconds(5));
+    assertThat(errors).isEmpty();
+    // 6 s after the last report (its smallest timeout) the handler is told, once; nothing is sent.
+    time.advance(Duration.ofSeconds(60));
+    assertThat(at).containsExactly(START, START.plusSeconds(5));
+    assertThat(errors)
+        .singleElement()
+        .satisfies(
+            e -> {
+              assertThat(e.source()).isEqualTo(DriverError.Source.HEALTH);
+              assertThat(e.severity()).isEqualTo(DriverError.Severity.RECOVERABLE);
+              assertThat(e.message()).contains("no device health report for 6 s");
             });
+    // Reports resume: no new error until they stop again.
+    hub.report(DeviceHealth.healthy(NODE, "gpu-0"));
+    time.advance(Duration.ofSeconds(29));
+    assertThat(errors).hasSize(1);
+    time.advance(Duration.ofSeconds(2));
+    assertThat(errors).hasSize(2);
   }
 
   @Test

@@ -55,12 +55,17 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Kubelet stream</h2>
  *
- * Every snapshot carries the full device list of the last {@link #setDevices} (devices never
- * reported are UNKNOWN), messages cut to 1024 characters, and {@code health_check_timeout_seconds}
- * = {@link Builder#healthCheckTimeout}. A subscriber gets the current snapshot at once, a new one
- * on every report or device-list change, and the current one again every {@link
- * Builder#resendInterval} (default a third of the timeout), so the kubelet never sees a device go
- * stale while the driver is up.
+ * As the Go helper ({@code k8s.io/dynamic-resource-allocation@v0.37.2/kubeletplugin/health.go}):
+ * each report of the provider goes to every open stream as it is, naming exactly its devices, with
+ * the provider's last-updated time and health check timeout, messages cut to 1024 characters. The
+ * hub never repeats a report: a device the provider stops reporting shows as unknown at the kubelet
+ * once its timeout passed ({@code
+ * k8s.io/kubernetes@v1.37.2/pkg/kubelet/cm/dra/healthinfo.go:137-169}), so a monitor that hangs is
+ * seen. A new stream (the kubelet restarted or reconnected) starts with the devices whose last
+ * report is still within its timeout, each with the rest of its timeout ({@link
+ * HealthLedger#replay}), since the provider is not asked again per stream as a Go driver is. When
+ * no report came within the smallest timeout of the last one, the error handler is told once, as
+ * the Go helper's staleness check does ({@code health.go:137-169}).
  *
  * <h2>Taints</h2>
  *
@@ -84,9 +89,6 @@ public final class HealthHub implements HealthSink, HealthSource, AutoCloseable 
   /** Default name part of the taint key: {@code <driver>/unhealthy}. */
   public static final String DEFAULT_TAINT_NAME = "unhealthy";
 
-  /** The kubelet's own default staleness timeout. */
-  public static final Duration DEFAULT_HEALTH_CHECK_TIMEOUT = Duration.ofSeconds(30);
-
   /** Default effect of the taint on an unhealthy device: new claims keep off it. */
   public static final TaintEffect DEFAULT_TAINT_EFFECT = TaintEffect.NO_SCHEDULE;
 
@@ -100,9 +102,6 @@ public final class HealthHub implements HealthSink, HealthSource, AutoCloseable 
   private final String taintKey;
   private final TaintEffect taintEffect;
   private final Duration recoveryDelay;
-  private final Duration healthCheckTimeout;
-  private final long timeoutSeconds;
-  private final Duration resendInterval;
   private final Clock clock;
   private final ScheduledExecutorService executor;
   private final boolean ownsExecutor;
@@ -110,7 +109,8 @@ public final class HealthHub implements HealthSink, HealthSource, AutoCloseable 
 
   private final Object lock = new Object();
   private final HealthLedger ledger; // guarded by lock
-  private HealthSnapshot current; // guarded by lock
+  private ScheduledFuture<?> staleCheck; // guarded by lock
+  private Instant lastReport; // guarded by lock
   private ScheduledFuture<?> liftTimer; // guarded by lock
   private Instant liftTimerAt; // guarded by lock
   private final Set<HealthLedger.Key> warnedFull = new HashSet<>(); // guarded by lock
@@ -119,16 +119,12 @@ public final class HealthHub implements HealthSink, HealthSource, AutoCloseable 
   private final CopyOnWriteArrayList<Consumer<HealthSnapshot>> subscribers =
       new CopyOnWriteArrayList<>();
   private final CopyOnWriteArrayList<Runnable> taintListeners = new CopyOnWriteArrayList<>();
-  private final ScheduledFuture<?> resendTask;
 
   private HealthHub(Builder b) {
     this.driverName = b.driverName;
     this.taintKey = b.taintKey.orElseGet(() -> defaultTaintKey(b.driverName));
     this.taintEffect = b.taintEffect;
     this.recoveryDelay = b.recoveryDelay;
-    this.healthCheckTimeout = b.healthCheckTimeout;
-    this.timeoutSeconds = b.healthCheckTimeout.getSeconds();
-    this.resendInterval = b.resendInterval.orElse(b.healthCheckTimeout.dividedBy(3));
     this.clock = b.clock;
     this.ownsExecutor = b.executor.isEmpty();
     this.errorHandler = b.errorHandler;
@@ -142,19 +138,18 @@ public final class HealthHub implements HealthSink, HealthSource, AutoCloseable 
                       return t;
                     }));
     this.ledger = new HealthLedger(recoveryDelay);
-    this.current = ledger.snapshot(timeoutSeconds);
-    long every = resendInterval.toNanos();
-    this.resendTask =
-        executor.scheduleAtFixedRate(this::resend, every, every, TimeUnit.NANOSECONDS);
+    synchronized (lock) {
+      // The provider's first report is due within the kubelet's default timeout, as the Go helper
+      // counts from the stream's start (health.go:139-140).
+      lastReport = clock.instant();
+      armStaleCheck(DeviceHealth.KUBELET_DEFAULT_HEALTH_CHECK_TIMEOUT);
+    }
     LOG.info(
-        "driver={}: health hub: taint {}:{} (recovery after {} healthy), kubelet timeout {}, resend"
-            + " every {}",
+        "driver={}: health hub: taint {}:{} (recovery after {} healthy)",
         driverName,
         taintKey,
         taintEffect.apiName(),
-        recoveryDelay,
-        healthCheckTimeout,
-        resendInterval);
+        recoveryDelay);
   }
 
   /** A builder for the hub of {@code driverName}. */
@@ -178,9 +173,9 @@ public final class HealthHub implements HealthSink, HealthSource, AutoCloseable 
   }
 
   /**
-   * Sets the driver's full device list: the kubelet stream carries exactly these devices. Devices
-   * that are no longer in the list vanish (with their health and taint); a device that comes back
-   * starts UNKNOWN and untainted.
+   * Sets the driver's full device list (for the taints and the view; the kubelet stream carries
+   * what the provider reports). Devices that are no longer in the list vanish (with their health
+   * and taint); a device that comes back starts UNKNOWN and untainted.
    */
   public void setDevices(List<Pool> pools) {
     List<HealthLedger.Key> keys = new ArrayList<>();
@@ -193,18 +188,15 @@ public final class HealthHub implements HealthSink, HealthSource, AutoCloseable 
       if (closed) {
         return;
       }
-      HealthLedger.Change change = ledger.setDevices(keys);
+      ledger.setDevices(keys);
       warnedFull.retainAll(new HashSet<>(keys));
-      if (change.stream()) {
-        current = ledger.snapshot(timeoutSeconds);
-        deliver(current);
-      }
     }
   }
 
   /**
-   * Records the provider's reports; devices not named keep their last health. A device reported
-   * UNHEALTHY is tainted at once and taint listeners are told before this method returns.
+   * Records the provider's reports and sends them to the kubelet's streams; devices not named keep
+   * their last health. A device reported UNHEALTHY is tainted at once and taint listeners are told
+   * before this method returns.
    */
   @Override
   public void report(List<DeviceHealth> health) {
@@ -219,11 +211,14 @@ public final class HealthHub implements HealthSink, HealthSource, AutoCloseable 
         log(h, ledger.isNews(h), ledger.statusOf(h.pool(), h.device()));
       }
       change = ledger.report(health, now);
-      if (change.stream()) {
-        current = ledger.snapshot(timeoutSeconds);
-        deliver(current);
-      }
+      deliver(HealthLedger.message(health, now));
       scheduleLift(now);
+      lastReport = now;
+      armStaleCheck(
+          health.stream()
+              .map(DeviceHealth::effectiveHealthCheckTimeout)
+              .min(Duration::compareTo)
+              .orElseThrow());
     }
     if (change.overlay()) {
       notifyTaintListeners();
@@ -231,15 +226,18 @@ public final class HealthHub implements HealthSink, HealthSource, AutoCloseable 
   }
 
   /**
-   * Delivers the current snapshot at once, then on every change and every resend interval, until
-   * the subscription is closed.
+   * Delivers the devices whose last report is still within its timeout at once ({@link
+   * HealthLedger#replay}), then every report, until the subscription is closed.
    */
   @Override
   public Subscription subscribe(Consumer<HealthSnapshot> listener) {
     Objects.requireNonNull(listener, "listener");
     synchronized (lock) {
       subscribers.add(listener);
-      listener.accept(current);
+      HealthSnapshot fresh = ledger.replay(clock.instant());
+      if (!fresh.devices().isEmpty()) {
+        listener.accept(fresh);
+      }
     }
     return () -> subscribers.remove(listener);
   }
@@ -326,14 +324,13 @@ public final class HealthHub implements HealthSink, HealthSource, AutoCloseable 
   /** What the hub knows now, per device. */
   public HealthView view() {
     synchronized (lock) {
-      return new HealthView(
-          taintKey, taintEffect, recoveryDelay, healthCheckTimeout, ledger.view());
+      return new HealthView(taintKey, taintEffect, recoveryDelay, ledger.view(clock.instant()));
     }
   }
 
   /**
-   * Stops resending and lifting. Open subscriptions stay (the kubelet server ends its streams
-   * itself) but get nothing more; reports are ignored. Idempotent.
+   * Stops lifting and the staleness check. Open subscriptions stay (the kubelet server ends its
+   * streams itself) but get nothing more; reports are ignored. Idempotent.
    */
   @Override
   public void close() {
@@ -342,7 +339,9 @@ public final class HealthHub implements HealthSink, HealthSource, AutoCloseable 
         return;
       }
       closed = true;
-      resendTask.cancel(false);
+      if (staleCheck != null) {
+        staleCheck.cancel(false);
+      }
       if (liftTimer != null) {
         liftTimer.cancel(false);
       }
@@ -354,12 +353,36 @@ public final class HealthHub implements HealthSink, HealthSource, AutoCloseable 
 
   // ------------------------------------------------------------------------------------------
 
-  private void resend() {
+  /** (Re)starts the staleness check: due {@code timeout} after the last report. Lock held. */
+  private void armStaleCheck(Duration timeout) {
+    if (staleCheck != null) {
+      staleCheck.cancel(false);
+    }
+    Instant of = lastReport;
+    staleCheck =
+        executor.schedule(() -> checkStale(of, timeout), timeout.toNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  /**
+   * Tells the error handler once that the provider let its reports go stale, when no report came
+   * since {@code of}: the kubelet shows the devices as unknown now. Nothing is sent: re-reporting
+   * is the provider's job.
+   */
+  private void checkStale(Instant of, Duration timeout) {
     synchronized (lock) {
-      if (!closed) {
-        deliver(current);
+      if (closed || !of.equals(lastReport)) {
+        return;
       }
     }
+    reportError(
+        "driver="
+            + driverName
+            + ": no device health report for "
+            + timeout.toSeconds()
+            + " s, the smallest health check timeout of the last report: the kubelet now shows"
+            + " those devices' health as unknown. The provider must report every device again"
+            + " within its timeout (HealthSink), even when nothing changed",
+        Optional.empty());
   }
 
   /** Called with the lock held. */
@@ -470,8 +493,6 @@ public final class HealthHub implements HealthSink, HealthSource, AutoCloseable 
     private Optional<String> taintKey = Optional.empty();
     private TaintEffect taintEffect = DEFAULT_TAINT_EFFECT;
     private Duration recoveryDelay = DEFAULT_RECOVERY_DELAY;
-    private Duration healthCheckTimeout = DEFAULT_HEALTH_CHECK_TIMEOUT;
-    private Optional<Duration> resendInterval = Optional.empty();
     private Clock clock = Clock.systemUTC();
     private Optional<ScheduledExecutorService> executor = Optional.empty();
     private DriverErrorHandler errorHandler = DriverErrorHandler.logging();
@@ -512,21 +533,6 @@ public final class HealthHub implements HealthSink, HealthSource, AutoCloseable 
       return this;
     }
 
-    /**
-     * Sent as {@code health_check_timeout_seconds}: after this long without a message the kubelet
-     * shows the devices as unknown. Whole seconds, at least 1; default 30 s (the kubelet's own).
-     */
-    public Builder healthCheckTimeout(Duration value) {
-      healthCheckTimeout = Objects.requireNonNull(value, "healthCheckTimeout");
-      return this;
-    }
-
-    /** How often the current snapshot is resent; default a third of the timeout. */
-    public Builder resendInterval(Duration value) {
-      resendInterval = Optional.of(Objects.requireNonNull(value, "resendInterval"));
-      return this;
-    }
-
     /** The clock for report times and recovery (tests use a manual one). */
     public Builder clock(Clock value) {
       clock = Objects.requireNonNull(value, "clock");
@@ -534,9 +540,9 @@ public final class HealthHub implements HealthSink, HealthSource, AutoCloseable 
     }
 
     /**
-     * Where resends and recovery timers run; default a daemon thread of the hub's own. A supplied
-     * executor is not shut down by {@link HealthHub#close()}. Tests pass one driven by a manual
-     * clock.
+     * Where the staleness check and recovery timers run; default a daemon thread of the hub's own.
+     * A supplied executor is not shut down by {@link HealthHub#close()}. Tests pass one driven by a
+     * manual clock.
      */
     public Builder executor(ScheduledExecutorService value) {
       executor = Optional.of(Objects.requireNonNull(value, "executor"));
@@ -544,9 +550,9 @@ public final class HealthHub implements HealthSink, HealthSource, AutoCloseable 
     }
 
     /**
-     * Where a failed subscriber or taint listener and a device whose health taint does not fit (16
-     * taints already) go, all {@linkplain DriverError.Severity#RECOVERABLE recoverable}. Default:
-     * {@link DriverErrorHandler#logging()}.
+     * Where a failed subscriber or taint listener, a device whose health taint does not fit (16
+     * taints already) and reports gone stale go, all {@linkplain DriverError.Severity#RECOVERABLE
+     * recoverable}. Default: {@link DriverErrorHandler#logging()}.
      */
     public Builder errorHandler(DriverErrorHandler value) {
       errorHandler = Objects.requireNonNull(value, "errorHandler");
@@ -554,7 +560,7 @@ public final class HealthHub implements HealthSink, HealthSource, AutoCloseable 
     }
 
     /**
-     * Builds the hub and starts its resend timer.
+     * Builds the hub and starts its staleness check.
      *
      * @throws IllegalArgumentException naming the setting and the rule it breaks
      */
@@ -581,21 +587,6 @@ public final class HealthHub implements HealthSink, HealthSource, AutoCloseable 
       if (recoveryDelay.isNegative()) {
         throw new IllegalArgumentException(
             "HealthHub recoveryDelay must not be negative, got " + recoveryDelay);
-      }
-      if (healthCheckTimeout.compareTo(Duration.ofSeconds(1)) < 0
-          || healthCheckTimeout.getNano() != 0) {
-        throw new IllegalArgumentException(
-            "HealthHub healthCheckTimeout must be whole seconds, at least 1 s (the kubelet"
-                + " receives health_check_timeout_seconds), got "
-                + healthCheckTimeout);
-      }
-      Duration resend = resendInterval.orElse(healthCheckTimeout.dividedBy(3));
-      if (resend.isNegative() || resend.isZero() || resend.compareTo(healthCheckTimeout) >= 0) {
-        throw new IllegalArgumentException(
-            "HealthHub resendInterval must be positive and shorter than healthCheckTimeout ("
-                + healthCheckTimeout
-                + ") so the kubelet never sees the devices go stale, got "
-                + resend);
       }
       return new HealthHub(this);
     }

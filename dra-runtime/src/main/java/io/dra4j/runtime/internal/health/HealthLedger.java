@@ -43,12 +43,10 @@ final class HealthLedger {
     }
   }
 
-  /** What a change affected: the stream's content and/or the taint overlay. */
-  record Change(boolean stream, boolean overlay) {
-    static final Change NONE = new Change(false, false);
-
+  /** What a change did to the taint overlay. */
+  record Change(boolean overlay) {
     Change or(Change other) {
-      return new Change(stream || other.stream, overlay || other.overlay);
+      return new Change(overlay || other.overlay);
     }
   }
 
@@ -61,6 +59,8 @@ final class HealthLedger {
     String message = "";
     Instant since; // last status change, null before the first report
     Instant lastReport; // null before the first report
+    Optional<Instant> lastUpdated = Optional.empty(); // the provider's own time of the last report
+    Optional<Duration> timeout = Optional.empty(); // the last report's health check timeout
     boolean tainted;
     String taintValue = "";
     Instant taintedAt;
@@ -76,24 +76,13 @@ final class HealthLedger {
   }
 
   /**
-   * The device list the stream carries, in order. Entries of devices not in it are dropped: a
-   * removed device vanishes, and comes back UNKNOWN and untainted.
+   * The driver's device list, in order (for the taints and the view). Entries of devices not in it
+   * are dropped: a removed device vanishes, and comes back UNKNOWN and untainted.
    */
-  Change setDevices(List<Key> keys) {
-    List<Key> next = List.copyOf(new LinkedHashSet<>(keys));
-    boolean changed = !next.equals(devices);
-    devices = next;
-    var known = new java.util.HashSet<>(next);
-    var it = entries.entrySet().iterator();
-    while (it.hasNext()) {
-      var e = it.next();
-      if (!known.contains(e.getKey())) {
-        it.remove();
-        changed = true;
-      }
-    }
+  void setDevices(List<Key> keys) {
+    devices = List.copyOf(new LinkedHashSet<>(keys));
     // A vanished device's taint needs no republish of its own: the device is gone from the pools.
-    return new Change(changed, false);
+    entries.keySet().retainAll(new java.util.HashSet<>(devices));
   }
 
   /**
@@ -112,6 +101,8 @@ final class HealthLedger {
       e.reason = h.reason();
       e.message = h.message();
       e.lastReport = now;
+      e.lastUpdated = h.lastUpdated();
+      e.timeout = h.healthCheckTimeout();
       switch (h.status()) {
         case UNHEALTHY -> {
           String value = LabelSyntax.toLabelValue(h.reason());
@@ -133,7 +124,7 @@ final class HealthLedger {
         case UNKNOWN -> e.liftAt = null;
       }
     }
-    return new Change(!reports.isEmpty(), overlay).or(liftDue(now));
+    return new Change(overlay).or(liftDue(now));
   }
 
   /** Whether the report changes the device's status or reason (worth a log line). */
@@ -160,7 +151,7 @@ final class HealthLedger {
         overlay = true;
       }
     }
-    return new Change(false, overlay);
+    return new Change(overlay);
   }
 
   /** When the next recovery completes, if any is running. */
@@ -187,47 +178,87 @@ final class HealthLedger {
   }
 
   /**
-   * The stream message: every device of the list, UNKNOWN when never reported, with the time of its
-   * last report (Unix seconds, 0 when none).
+   * The stream message of one report: exactly the devices it names, with the provider's own time
+   * (else the time of receipt) and timeout (0, the kubelet's default, when it set none), as the Go
+   * helper converts a report ({@code kubeletplugin/health.go:204-219}). Devices not named keep what
+   * the kubelet last heard of them until their timeout passes.
    */
-  HealthSnapshot snapshot(long timeoutSeconds) {
-    List<DeviceHealthState> out = new ArrayList<>(devices.size());
-    for (Key k : devices) {
-      Entry e = entries.get(k);
-      if (e == null) {
-        out.add(
-            new DeviceHealthState(
-                k.pool(), k.device(), HealthStatus.UNKNOWN, 0, "", timeoutSeconds));
-        continue;
-      }
-      String text = e.message.isEmpty() ? e.reason : e.message;
+  static HealthSnapshot message(List<DeviceHealth> reports, Instant now) {
+    List<DeviceHealthState> out = new ArrayList<>(reports.size());
+    for (DeviceHealth h : reports) {
       out.add(
           new DeviceHealthState(
-              k.pool(),
-              k.device(),
-              e.status,
-              e.lastReport == null ? 0 : e.lastReport.getEpochSecond(),
-              truncate(text),
-              timeoutSeconds));
+              h.pool(),
+              h.device(),
+              h.status(),
+              h.lastUpdated().orElse(now).getEpochSecond(),
+              text(h.reason(), h.message()),
+              h.healthCheckTimeout().map(Duration::getSeconds).orElse(0L)));
     }
     return new HealthSnapshot(out);
   }
 
-  /** Every device of the list, then devices reported but not (yet) listed. */
-  List<HealthView.DeviceState> view() {
+  /**
+   * What a new stream starts with: every device whose last report is still within its timeout, with
+   * the rest of that timeout (whole seconds, at least 1) as the timeout. The kubelet trusts an
+   * observation from the time it receives it ({@code healthinfo.go:192}), so sending the original
+   * timeout again would vouch for the device longer than its provider did; devices with less than a
+   * second left are not sent.
+   */
+  HealthSnapshot replay(Instant now) {
+    List<DeviceHealthState> out = new ArrayList<>();
+    for (Map.Entry<Key, Entry> kv : entries.entrySet()) {
+      Entry e = kv.getValue();
+      if (e.lastReport == null) {
+        continue;
+      }
+      long left = remaining(e, now).getSeconds();
+      if (left < 1) {
+        continue;
+      }
+      out.add(
+          new DeviceHealthState(
+              kv.getKey().pool(),
+              kv.getKey().device(),
+              e.status,
+              e.lastUpdated.orElse(e.lastReport).getEpochSecond(),
+              text(e.reason, e.message),
+              left));
+    }
+    out.sort(
+        java.util.Comparator.comparing(DeviceHealthState::pool)
+            .thenComparing(DeviceHealthState::device));
+    return new HealthSnapshot(out);
+  }
+
+  /** How long the kubelet still trusts the device's last report; negative once it is stale. */
+  private static Duration remaining(Entry e, Instant now) {
+    Duration timeout = e.timeout.orElse(DeviceHealth.KUBELET_DEFAULT_HEALTH_CHECK_TIMEOUT);
+    return timeout.minus(Duration.between(e.lastReport, now));
+  }
+
+  /**
+   * The message for people: the provider's message, else its reason, cut to the kubelet's limit.
+   */
+  private static String text(String reason, String message) {
+    return truncate(message.isEmpty() ? reason : message);
+  }
+
+  /** Every device of the list, then devices reported but not (yet) listed, as of {@code now}. */
+  List<HealthView.DeviceState> view(Instant now) {
     List<HealthView.DeviceState> out = new ArrayList<>();
     var listed = new java.util.HashSet<>(devices);
     for (Key k : devices) {
-      out.add(state(k, entries.get(k), true));
+      out.add(state(k, entries.get(k), true, now));
     }
     entries.keySet().stream()
         .filter(k -> !listed.contains(k))
         .sorted(java.util.Comparator.comparing(Key::pool).thenComparing(Key::device))
-        .forEach(k -> out.add(state(k, entries.get(k), false)));
+        .forEach(k -> out.add(state(k, entries.get(k), false, now)));
     return out;
   }
 
-  private static HealthView.DeviceState state(Key k, Entry e, boolean listed) {
+  private static HealthView.DeviceState state(Key k, Entry e, boolean listed, Instant now) {
     if (e == null) {
       return new HealthView.DeviceState(
           k.pool(),
@@ -241,7 +272,9 @@ final class HealthLedger {
           false,
           "",
           Optional.empty(),
-          Optional.empty());
+          Optional.empty(),
+          DeviceHealth.KUBELET_DEFAULT_HEALTH_CHECK_TIMEOUT,
+          true);
     }
     return new HealthView.DeviceState(
         k.pool(),
@@ -255,7 +288,9 @@ final class HealthLedger {
         e.tainted,
         e.taintValue,
         Optional.ofNullable(e.taintedAt),
-        Optional.ofNullable(e.liftAt));
+        Optional.ofNullable(e.liftAt),
+        e.timeout.orElse(DeviceHealth.KUBELET_DEFAULT_HEALTH_CHECK_TIMEOUT),
+        e.lastReport == null || remaining(e, now).isNegative());
   }
 
   /**

@@ -9,11 +9,12 @@ import java.util.function.Consumer;
  * <p>Contract for implementations (the runtime's health hub):
  *
  * <ul>
- *   <li>deliver the current snapshot soon after {@link #subscribe}, then a new one on every change;
- *   <li>resend the current snapshot regularly, well before the smallest {@code
- *       healthCheckTimeoutSeconds} (default 30 s): the kubelet marks devices unknown otherwise;
- *   <li>call the listener from any thread; it does not block (the server keeps only the newest
- *       unsent snapshot per stream, so a slow kubelet never makes it queue up).
+ *   <li>deliver each report of the provider as it comes, naming exactly the devices it named;
+ *   <li>never repeat a report on the provider's behalf: the kubelet must see a device go unknown
+ *       when the provider stops reporting it (as the Go helper, {@code
+ *       k8s.io/dynamic-resource-allocation@v0.37.2/kubeletplugin/health.go:131-136});
+ *   <li>call the listener from any thread; it does not block (the server merges unsent messages per
+ *       stream, so a slow kubelet never makes them queue up).
  * </ul>
  */
 public interface HealthSource {

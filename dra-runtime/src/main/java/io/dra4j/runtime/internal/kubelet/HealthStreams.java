@@ -15,8 +15,9 @@ import org.slf4j.LoggerFactory;
  * The kubelet's health streams, for both API versions: each stream subscribes to the {@link
  * HealthSource} and sends every snapshot it gets, converted by a version-specific function.
  *
- * <p>Flow control: only the newest unsent snapshot is kept per stream. Each snapshot is the full
- * device list, so dropping an older unsent one loses nothing.
+ * <p>Flow control: unsent messages of a stream are merged into one ({@link HealthSnapshot#then}),
+ * each device with its latest state, so a slow kubelet costs at most one device list per stream and
+ * loses no device.
  */
 final class HealthStreams {
 
@@ -94,7 +95,8 @@ final class HealthStreams {
     }
 
     void offer(HealthSnapshot snapshot) {
-      pending.set(snapshot);
+      pending.accumulateAndGet(
+          snapshot, (unsent, next) -> unsent == null ? next : unsent.then(next));
       drain();
     }
 

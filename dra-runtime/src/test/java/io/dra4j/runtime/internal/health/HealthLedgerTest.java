@@ -1,6 +1,7 @@
 package io.dra4j.runtime.internal.health;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import io.dra4j.api.health.DeviceHealth;
 import io.dra4j.api.health.HealthStatus;
@@ -108,24 +109,35 @@ class HealthLedgerTest {
   }
 
   @Test
-  void snapshotCarriesTheFullListInOrderWithUnknownForSilentDevices() {
+  void aMessageNamesExactlyTheReportedDevicesWithTheProvidersTimeAndTimeout() {
     ledger.setDevices(List.of(GPU1, GPU0));
-    unhealthy("gpu-0", "XID79", 5);
-    HealthSnapshot s = ledger.snapshot(30);
+    HealthSnapshot s =
+        HealthLedger.message(
+            List.of(
+                DeviceHealth.unhealthy("node-1", "gpu-0", "XID79", "msg")
+                    .withLastUpdated(at(2))
+                    .withHealthCheckTimeout(Duration.ofMillis(5900)),
+                DeviceHealth.healthy("node-1", "gpu-9")),
+            at(5));
+    // A fraction of a second is cut off as the Go helper does (kubeletplugin/health.go:214); no
+    // timeout is 0, the kubelet's default; no time is the time of receipt.
     assertThat(s.devices())
         .containsExactly(
-            new DeviceHealthState("node-1", "gpu-1", HealthStatus.UNKNOWN, 0, "", 30),
             new DeviceHealthState(
-                "node-1", "gpu-0", HealthStatus.UNHEALTHY, at(5).getEpochSecond(), "msg", 30));
+                "node-1", "gpu-0", HealthStatus.UNHEALTHY, at(2).getEpochSecond(), "msg", 5),
+            new DeviceHealthState(
+                "node-1", "gpu-9", HealthStatus.HEALTHY, at(5).getEpochSecond(), "", 0));
   }
 
   @Test
   void messageFallsBackToTheReasonAndIsCutTo1024Characters() {
-    ledger.setDevices(List.of(GPU0, GPU1));
-    ledger.report(List.of(DeviceHealth.unhealthy("node-1", "gpu-0", "XID79", "")), at(0));
-    ledger.report(
-        List.of(DeviceHealth.unhealthy("node-1", "gpu-1", "XID48", "é".repeat(3000))), at(0));
-    List<DeviceHealthState> d = ledger.snapshot(30).devices();
+    List<DeviceHealthState> d =
+        HealthLedger.message(
+                List.of(
+                    DeviceHealth.unhealthy("node-1", "gpu-0", "XID79", ""),
+                    DeviceHealth.unhealthy("node-1", "gpu-1", "XID48", "é".repeat(3000))),
+                at(0))
+            .devices();
     assertThat(d.get(0).message()).isEqualTo("XID79");
     assertThat(d.get(1).message()).hasSize(1024).endsWith("...").startsWith("éé");
     // Code points, not chars: a surrogate pair is never split.
@@ -136,27 +148,47 @@ class HealthLedgerTest {
   }
 
   @Test
+  void aReplayVouchesOnlyForTheRestOfEachTimeoutAndDropsStaleDevices() {
+    ledger.setDevices(List.of(GPU0, GPU1));
+    ledger.report(
+        List.of(
+            DeviceHealth.healthy("node-1", "gpu-0").withHealthCheckTimeout(Duration.ofSeconds(10))),
+        at(0));
+    unhealthy("gpu-1", "XID79", 0);
+    // gpu-0: 10 s timeout, 3.5 s gone: 6 whole seconds left. gpu-1: the default 30 s, 26 s left.
+    assertThat(ledger.replay(at(3).plusMillis(500)).devices())
+        .extracting(DeviceHealthState::device, DeviceHealthState::healthCheckTimeoutSeconds)
+        .containsExactly(tuple("gpu-0", 6L), tuple("gpu-1", 26L));
+    // Less than a second left: not sent; the kubelet already shows it (almost) unknown.
+    assertThat(ledger.replay(at(9).plusMillis(1)).devices())
+        .extracting(DeviceHealthState::device)
+        .containsExactly("gpu-1");
+    assertThat(ledger.replay(at(31)).devices()).isEmpty();
+    // Never reported: nothing to vouch for.
+    assertThat(new HealthLedger(DELAY).replay(at(0)).devices()).isEmpty();
+  }
+
+  @Test
   void removedDevicesVanishAndComeBackUnknownAndUntainted() {
     ledger.setDevices(List.of(GPU0, GPU1));
     unhealthy("gpu-0", "XID79", 0);
-    assertThat(ledger.setDevices(List.of(GPU1)).stream()).isTrue();
+    ledger.setDevices(List.of(GPU1));
     assertThat(ledger.taints()).isEmpty();
-    assertThat(ledger.snapshot(30).devices())
-        .extracting(DeviceHealthState::device)
-        .containsExactly("gpu-1");
+    assertThat(ledger.replay(at(1)).devices()).isEmpty();
     ledger.setDevices(List.of(GPU0, GPU1));
-    assertThat(ledger.snapshot(30).devices().get(0).status()).isEqualTo(HealthStatus.UNKNOWN);
-    assertThat(ledger.setDevices(List.of(GPU0, GPU1)).stream()).isFalse();
+    assertThat(ledger.view(at(1)).get(0).status()).isEqualTo(HealthStatus.UNKNOWN);
   }
 
   @Test
   void reportsAheadOfTheInventoryAreKeptUntilTheNextDeviceList() {
     unhealthy("gpu-0", "XID79", 0);
     assertThat(ledger.taints()).containsOnlyKeys(GPU0);
-    assertThat(ledger.view()).singleElement().satisfies(v -> assertThat(v.listed()).isFalse());
+    assertThat(ledger.view(at(10)))
+        .singleElement()
+        .satisfies(v -> assertThat(v.listed()).isFalse());
     ledger.setDevices(List.of(GPU0));
     assertThat(ledger.taints()).containsOnlyKeys(GPU0);
-    assertThat(ledger.view()).singleElement().satisfies(v -> assertThat(v.listed()).isTrue());
+    assertThat(ledger.view(at(10))).singleElement().satisfies(v -> assertThat(v.listed()).isTrue());
   }
 
   @Test
@@ -164,16 +196,20 @@ class HealthLedgerTest {
     ledger.setDevices(List.of(GPU0, GPU1));
     unhealthy("gpu-0", "XID79", 0);
     healthy("gpu-0", 10);
-    HealthView.DeviceState s = ledger.view().get(0);
+    HealthView.DeviceState s = ledger.view(at(10)).get(0);
     assertThat(s.status()).isEqualTo(HealthStatus.HEALTHY);
     assertThat(s.since()).contains(at(10));
     assertThat(s.tainted()).isTrue();
     assertThat(s.taintValue()).isEqualTo("XID79");
     assertThat(s.taintedAt()).contains(at(0));
     assertThat(s.liftAt()).contains(at(70));
-    HealthView.DeviceState silent = ledger.view().get(1);
+    HealthView.DeviceState silent = ledger.view(at(10)).get(1);
     assertThat(silent.status()).isEqualTo(HealthStatus.UNKNOWN);
     assertThat(silent.since()).isEmpty();
     assertThat(silent.tainted()).isFalse();
+    assertThat(silent.stale()).isTrue();
+    assertThat(s.stale()).isFalse();
+    assertThat(s.healthCheckTimeout()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(ledger.view(at(41)).get(0).stale()).isTrue();
   }
 }

@@ -27,7 +27,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -54,8 +53,10 @@ import java.util.concurrent.TimeUnit;
  * enricher then adds {@code pcieRoot} and {@code numaNode}).
  *
  * <p>Health: a device whose literal path is missing is unhealthy ({@code PathMissing}), and healthy
- * again when it is back. A rescan that finds a glob's or a USB group's devices changed calls {@link
- * ProviderContext#inventoryChanged()}.
+ * again when it is back. Every rescan reports every device, changed or not, with a health check
+ * timeout of three rescans (at least the kubelet's 30 s): the kubelet trusts a report only that
+ * long, so a rescan thread that stops lets the devices decay to unknown. A rescan that finds a
+ * glob's or a USB group's devices changed calls {@link ProviderContext#inventoryChanged()}.
  */
 public final class HostdevProvider implements DeviceProvider, HealthReporting {
   public static final String NAME = "hostdev";
@@ -205,8 +206,7 @@ public final class HostdevProvider implements DeviceProvider, HealthReporting {
 
   @Override
   public synchronized void startHealthMonitoring(HealthSink sink) {
-    Map<String, Boolean> reported = new HashMap<>();
-    report(sink, reported);
+    report(sink);
     monitor =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -215,43 +215,45 @@ public final class HostdevProvider implements DeviceProvider, HealthReporting {
               return t;
             });
     long every = rescan.toMillis();
-    monitor.scheduleWithFixedDelay(
-        () -> rescan(sink, reported), every, every, TimeUnit.MILLISECONDS);
+    monitor.scheduleWithFixedDelay(() -> rescan(sink), every, every, TimeUnit.MILLISECONDS);
   }
 
   /** Finds the devices again: a changed set is a new inventory; literal paths decide health. */
-  private void rescan(HealthSink sink, Map<String, Boolean> reported) {
+  private void rescan(HealthSink sink) {
     try {
       Map<String, HostDevice> found = host.scan(specs);
       if (!found.keySet().equals(devices.keySet())) {
         context.inventoryChanged();
       }
       devices = found;
-      report(sink, reported);
+      report(sink);
     } catch (IOException | RuntimeException e) {
       System.getLogger(HostdevProvider.class.getName())
           .log(System.Logger.Level.WARNING, "hostdev: rescanning the host's devices failed: " + e);
     }
   }
 
-  private void report(HealthSink sink, Map<String, Boolean> reported) {
-    List<DeviceHealth> changed = new ArrayList<>();
+  /** Reports every device: the rescan that just ran vouches for all of them. */
+  private void report(HealthSink sink) {
+    List<DeviceHealth> all = new ArrayList<>();
     String pool = context.nodeName();
-    for (HostDevice d : devices.values()) {
-      boolean healthy = d.missing().isEmpty();
-      if (!Boolean.valueOf(healthy).equals(reported.put(d.name(), healthy))) {
-        changed.add(
-            healthy
-                ? DeviceHealth.healthy(pool, d.name())
-                : DeviceHealth.unhealthy(
-                    pool,
-                    d.name(),
-                    "PathMissing",
-                    String.join(", ", d.missing()) + " is missing on the host"));
-      }
+    Duration timeout = rescan.multipliedBy(3);
+    if (timeout.compareTo(DeviceHealth.KUBELET_DEFAULT_HEALTH_CHECK_TIMEOUT) < 0) {
+      timeout = DeviceHealth.KUBELET_DEFAULT_HEALTH_CHECK_TIMEOUT;
     }
-    if (!changed.isEmpty()) {
-      sink.report(changed);
+    for (HostDevice d : devices.values()) {
+      DeviceHealth h =
+          d.missing().isEmpty()
+              ? DeviceHealth.healthy(pool, d.name())
+              : DeviceHealth.unhealthy(
+                  pool,
+                  d.name(),
+                  "PathMissing",
+                  String.join(", ", d.missing()) + " is missing on the host");
+      all.add(h.withHealthCheckTimeout(timeout));
+    }
+    if (!all.isEmpty()) {
+      sink.report(all);
     }
   }
 
