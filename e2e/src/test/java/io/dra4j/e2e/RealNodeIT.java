@@ -126,11 +126,12 @@ class RealNodeIT {
               JsonNode p = cluster.admin().get(Cluster.PODS, NS, "probe");
               String phase = p.path("status").path("phase").asText();
               assertThat(phase).as(p.path("status").toString()).isIn("Pending", "Running");
-              return phase.equals("Running") && containerLog(p, "main").contains("probe-done")
+              return phase.equals("Running")
+                      && containerLog(kubeletRoot, p, "main").contains("probe-done")
                   ? Optional.of(p)
                   : Optional.empty();
             });
-    String log = containerLog(pod, "main");
+    String log = containerLog(kubeletRoot, pod, "main");
 
     // What the driver wrote into its CDI spec is what the container got from containerd.
     String spec = cdiSpecText();
@@ -159,9 +160,10 @@ class RealNodeIT {
   /**
    * The container's log as the kubelet's runtime wrote it, below the kubelet's pod log folder:
    * {@code <namespace>_<pod>_<uid>/<container>/0.log}, one {@code <time> <stream> <tag> <text>}
-   * line per line the container printed.
+   * line per line the container printed. {@code kubeletRoot} is what {@link Cluster#realNode}
+   * returned.
    */
-  static String containerLog(JsonNode pod, String container) throws IOException {
+  static String containerLog(Path kubeletRoot, JsonNode pod, String container) throws IOException {
     JsonNode meta = pod.path("metadata");
     Path file =
         kubeletRoot
