@@ -60,6 +60,11 @@ class RealNodeSkipOperationsIT {
   static final String SKIP_POOL = NODE + "-skip";
   static final String DRIVER = DriverProcess.DRIVER;
 
+  /** The fake's {@code skip-node-operations} setting, and the list each skipping slice carries. */
+  static final String SKIP = "*";
+
+  static final String SKIP_JSON = "[\"" + SKIP + "\"]";
+
   /** The kubelet's series of the two skip counters for our driver (metrics.go:1184-1202). */
   static final String PREPARE_SKIPS =
       "dra_node_prepare_skips_total{driver_name=\"" + DRIVER + "\"}";
@@ -103,7 +108,7 @@ class RealNodeSkipOperationsIT {
                 kubeletRoot.resolve("plugins"),
                 host.resolve("cdi"))
             .flag("devices", "2")
-            .flag("skip-node-operations", "*")
+            .flag("skip-node-operations", SKIP)
             .start();
     await(
         "both pools of " + NODE + " published, the skipping one with skipNodeOperations stored",
@@ -127,7 +132,7 @@ class RealNodeSkipOperationsIT {
                               && s.path("spec")
                                   .path("skipNodeOperations")
                                   .toString()
-                                  .equals("[\"*\"]"));
+                                  .equals(SKIP_JSON));
         });
   }
 
@@ -277,7 +282,7 @@ class RealNodeSkipOperationsIT {
         .as(result.toString())
         .isEqualTo(skips ? SKIP_POOL : NODE);
     if (skips) {
-      assertThat(result.path("skipNodeOperations").toString()).isEqualTo("[\"*\"]");
+      assertThat(result.path("skipNodeOperations").toString()).isEqualTo(SKIP_JSON);
     } else {
       assertThat(result.has("skipNodeOperations")).as(result.toString()).isFalse();
     }
