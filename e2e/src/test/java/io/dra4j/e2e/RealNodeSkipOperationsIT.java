@@ -13,9 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -89,24 +87,10 @@ class RealNodeSkipOperationsIT {
                 .resolveSibling("cluster-so"),
             "--feature-gates",
             "DRAOptionalNodeOperations=true");
-    Optional<String> problem = cluster.realNodeProblem();
-    if (problem.isPresent() && System.getenv("DRA4J_REQUIRE_PEERS") == null) {
-      Assumptions.abort("this machine cannot run a real node: " + problem.get());
-    }
-    assertThat(problem).as("what keeps this machine from running a real node").isEmpty();
-    cluster.buildNode();
-    Deployment.ensureApplied(cluster);
-    cluster.apply(Resources.namespace(NS));
-    cluster.apply(Deployment.read("deviceclass.yaml"));
     host = Files.createTempDirectory("so-");
-    kubeletRoot = cluster.realNode(NODE, host.resolve("cdi"));
-    Path kubeconfig = cluster.token(Deployment.NAMESPACE, Deployment.SERVICE_ACCOUNT, NODE);
+    kubeletRoot = RealNodeIT.startRealNode(cluster, NS, NODE, host);
     driver =
-        DriverProcess.builder(DriverNode.workDir(NODE), NODE, kubeconfig)
-            .folders(
-                kubeletRoot.resolve("plugins_registry"),
-                kubeletRoot.resolve("plugins"),
-                host.resolve("cdi"))
+        RealNodeIT.driverOn(cluster, NODE, kubeletRoot, host)
             .flag("devices", "2")
             .flag("skip-node-operations", SKIP)
             .start();
@@ -204,19 +188,8 @@ class RealNodeSkipOperationsIT {
             .formatted(NS, Cluster.BUSYBOX_IMAGE));
 
     // The container runs: the kubelet did what it had to for all three claims.
-    JsonNode pod =
-        await(
-            "pod probe Running with its output written",
-            () -> {
-              JsonNode p = cluster.admin().get(Cluster.PODS, NS, "probe");
-              String phase = p.path("status").path("phase").asText();
-              assertThat(phase).as(p.path("status").toString()).isIn("Pending", "Running");
-              return phase.equals("Running")
-                      && RealNodeIT.containerLog(kubeletRoot, p, "main").contains("probe-done")
-                  ? Optional.of(p)
-                  : Optional.empty();
-            });
-    String log = RealNodeIT.containerLog(kubeletRoot, pod, "main");
+    String log =
+        RealNodeIT.awaitProbeDone(cluster, kubeletRoot, NS, RealNodeSkipOperationsIT::context);
 
     // The scheduler copied the slice's list into the skipping device's result, and only there.
     JsonNode skipped = claim("skipped");
@@ -317,11 +290,9 @@ class RealNodeSkipOperationsIT {
 
   /** The CDI spec files whose name holds {@code text} (a claim UID; empty: every spec). */
   static List<Path> cdiSpecsOf(String text) throws IOException {
-    try (Stream<Path> s = Files.list(host.resolve("cdi"))) {
-      return s.filter(p -> !p.getFileName().toString().startsWith("."))
-          .filter(p -> p.getFileName().toString().contains(text))
-          .toList();
-    }
+    return RealNodeIT.cdiSpecs(host).stream()
+        .filter(p -> p.getFileName().toString().contains(text))
+        .toList();
   }
 
   /** One sample of a Prometheus text scrape, named with its labels; 0 when the series is absent. */
@@ -332,10 +303,6 @@ class RealNodeSkipOperationsIT {
         .mapToLong(l -> (long) Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
         .findFirst()
         .orElse(0);
-  }
-
-  static <T> T await(String what, Await.Probe<T> probe) {
-    return Await.until(what, Duration.ofSeconds(120), probe, RealNodeSkipOperationsIT::context);
   }
 
   static void await(String what, Await.Check check) {
