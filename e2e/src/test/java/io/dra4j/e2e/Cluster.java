@@ -274,6 +274,81 @@ public final class Cluster {
     throw new IllegalStateException("no " + key + " in " + dir.resolve("cluster.env"));
   }
 
+  /** The port of a real node's kubelet API (its {@code kubelet.yaml}). */
+  int kubeletPort(String node) {
+    try {
+      for (String line :
+          Files.readAllLines(dir.resolve("nodes").resolve(node).resolve("kubelet.yaml"))) {
+        if (line.startsWith("port: ")) {
+          return Integer.parseInt(line.substring("port: ".length()).strip());
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    throw new IllegalStateException("no port in the configuration of the kubelet of " + node);
+  }
+
+  /** A real node's kubelet {@code /metrics}, scraped as Prometheus would (see {@link #scrape}). */
+  String kubeletMetrics(String node) {
+    return scrape("https://127.0.0.1:" + kubeletPort(node) + "/metrics", false);
+  }
+
+  /** The token of a cluster-admin ServiceAccount for {@link #scrape}, made on first use. */
+  private String metricsToken;
+
+  /**
+   * A component's /metrics over HTTPS with curl: the control plane's with the admin certificate
+   * (their delegated authentication trusts the cluster CA), the kubelet's with a ServiceAccount
+   * token (its webhook authentication), as Prometheus would scrape them.
+   */
+  synchronized String scrape(String url, boolean adminCertificate) {
+    List<String> cmd = new ArrayList<>(List.of("curl", "-fsS", "-k", "--max-time", "10"));
+    Path pki = dir.resolve("pki");
+    if (adminCertificate) {
+      cmd.addAll(
+          List.of(
+              "--cert",
+              pki.resolve("admin.crt").toString(),
+              "--key",
+              pki.resolve("admin.key").toString()));
+    } else {
+      if (metricsToken == null) {
+        apply(
+            """
+            apiVersion: v1
+            kind: ServiceAccount
+            metadata: {name: e2e-metrics, namespace: %s}
+            ---
+            apiVersion: rbac.authorization.k8s.io/v1
+            kind: ClusterRoleBinding
+            metadata: {name: e2e-metrics}
+            roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin}
+            subjects: [{kind: ServiceAccount, name: e2e-metrics, namespace: %s}]
+            """
+                .formatted(Deployment.NAMESPACE, Deployment.NAMESPACE));
+        metricsToken =
+            kubectl("-n", Deployment.NAMESPACE, "create", "token", "e2e-metrics").strip();
+      }
+      cmd.addAll(List.of("-H", "Authorization: Bearer " + metricsToken));
+    }
+    cmd.add(url);
+    try {
+      Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      if (!p.waitFor(20, TimeUnit.SECONDS) || p.exitValue() != 0) {
+        p.destroyForcibly();
+        throw new IllegalStateException("curl " + url + " failed: " + out);
+      }
+      return out;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted: curl " + url, e);
+    }
+  }
+
   /** Stops a real node's kubelet, containers and containerd and removes its folder and Node. */
   void stopRealNode(String node) {
     script(List.of("real-node", node, "--stop"));

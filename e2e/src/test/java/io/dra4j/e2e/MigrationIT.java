@@ -29,7 +29,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -486,13 +485,13 @@ class MigrationIT {
         """
             .formatted(NS, NODE, Cluster.BUSYBOX_IMAGE));
     String scheduler =
-        scrape("https://127.0.0.1:" + cluster.env("SCHEDULER_PORT") + "/metrics", true);
-    String kcm = scrape("https://127.0.0.1:" + cluster.env("KCM_PORT") + "/metrics", true);
+        cluster.scrape("https://127.0.0.1:" + cluster.env("SCHEDULER_PORT") + "/metrics", true);
+    String kcm = cluster.scrape("https://127.0.0.1:" + cluster.env("KCM_PORT") + "/metrics", true);
     String kubelet =
         await(
             "kubelet_started_containers_errors_total on the kubelet",
             () -> {
-              String m = scrape("https://127.0.0.1:" + kubeletPort() + "/metrics", false);
+              String m = cluster.kubeletMetrics(NODE);
               return m.contains("kubelet_started_containers_errors_total{")
                   ? Optional.of(m)
                   : Optional.empty();
@@ -1052,63 +1051,6 @@ class MigrationIT {
           extendedResourceName: devic.es/tie
         """
         .formatted(name, selector);
-  }
-
-  static int kubeletPort() throws IOException {
-    for (String line :
-        Files.readAllLines(cluster.dir().resolve("nodes").resolve(NODE).resolve("kubelet.yaml"))) {
-      if (line.startsWith("port: ")) {
-        return Integer.parseInt(line.substring("port: ".length()).strip());
-      }
-    }
-    throw new IllegalStateException("no port in the kubelet's configuration");
-  }
-
-  static final AtomicReference<String> metricsToken = new AtomicReference<>();
-
-  /**
-   * A component's /metrics over HTTPS with curl: the control plane's with the admin certificate
-   * (their delegated authentication trusts the cluster CA), the kubelet's with a ServiceAccount
-   * token (its webhook authentication), as Prometheus would scrape them.
-   */
-  static String scrape(String url, boolean adminCertificate) throws Exception {
-    List<String> cmd = new ArrayList<>(List.of("curl", "-fsS", "-k", "--max-time", "10"));
-    Path pki = cluster.dir().resolve("pki");
-    if (adminCertificate) {
-      cmd.addAll(
-          List.of(
-              "--cert",
-              pki.resolve("admin.crt").toString(),
-              "--key",
-              pki.resolve("admin.key").toString()));
-    } else {
-      if (metricsToken.get() == null) {
-        cluster.apply(
-            """
-            apiVersion: v1
-            kind: ServiceAccount
-            metadata: {name: migration-metrics, namespace: %s}
-            ---
-            apiVersion: rbac.authorization.k8s.io/v1
-            kind: ClusterRoleBinding
-            metadata: {name: migration-metrics}
-            roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin}
-            subjects: [{kind: ServiceAccount, name: migration-metrics, namespace: %s}]
-            """
-                .formatted(Deployment.NAMESPACE, Deployment.NAMESPACE));
-        metricsToken.set(
-            cluster
-                .kubectl("-n", Deployment.NAMESPACE, "create", "token", "migration-metrics")
-                .strip());
-      }
-      cmd.addAll(List.of("-H", "Authorization: Bearer " + metricsToken.get()));
-    }
-    cmd.add(url);
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
-    assertThat(p.exitValue()).as("curl %s: %s", url, out).isZero();
-    return out;
   }
 
   /** A metric's series lines (name and labels), or {@code absent}. */

@@ -6,12 +6,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.dra4j.kube.ListOptions;
 import io.dra4j.runtime.testsupport.Await;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
@@ -40,25 +42,10 @@ class RealNodeIT {
   @BeforeAll
   static void start() throws Exception {
     cluster = Cluster.shared();
-    Optional<String> problem = cluster.realNodeProblem();
-    if (problem.isPresent() && System.getenv("DRA4J_REQUIRE_PEERS") == null) {
-      Assumptions.abort("this machine cannot run a real node: " + problem.get());
-    }
-    assertThat(problem).as("what keeps this machine from running a real node").isEmpty();
-    cluster.buildNode();
-    Deployment.ensureApplied(cluster);
-    cluster.apply(Resources.namespace(NS));
-    cluster.apply(Deployment.read("deviceclass.yaml"));
     host = Files.createTempDirectory("rn-");
-    kubeletRoot = cluster.realNode(NODE, host.resolve("cdi"));
-    Path kubeconfig = cluster.token(Deployment.NAMESPACE, Deployment.SERVICE_ACCOUNT, NODE);
-    // The driver's sockets where a DaemonSet pod puts them: the kubelet's own folders.
+    kubeletRoot = startRealNode(cluster, NS, NODE, host);
     driver =
-        DriverProcess.builder(DriverNode.workDir(NODE), NODE, kubeconfig)
-            .folders(
-                kubeletRoot.resolve("plugins_registry"),
-                kubeletRoot.resolve("plugins"),
-                host.resolve("cdi"))
+        driverOn(cluster, NODE, kubeletRoot, host)
             .flag("devices", "1")
             .flag("device-nodes", "/dev/null")
             .start();
@@ -119,18 +106,7 @@ class RealNodeIT {
             .formatted(NS, Cluster.BUSYBOX_IMAGE));
 
     // The container stays up after printing, so the claim is still prepared while we compare.
-    JsonNode pod =
-        await(
-            "pod probe Running with its output written",
-            () -> {
-              JsonNode p = cluster.admin().get(Cluster.PODS, NS, "probe");
-              String phase = p.path("status").path("phase").asText();
-              assertThat(phase).as(p.path("status").toString()).isIn("Pending", "Running");
-              return phase.equals("Running") && containerLog(p, "main").contains("probe-done")
-                  ? Optional.of(p)
-                  : Optional.empty();
-            });
-    String log = containerLog(pod, "main");
+    String log = awaitProbeDone(cluster, kubeletRoot, NS, RealNodeIT::context);
 
     // What the driver wrote into its CDI spec is what the container got from containerd.
     String spec = cdiSpecText();
@@ -157,11 +133,39 @@ class RealNodeIT {
   }
 
   /**
+   * Waits until pod {@code probe} of {@code ns} runs and its container {@code main} has printed
+   * {@code probe-done}, and returns that container's log; fails at once if the pod stops.
+   */
+  static String awaitProbeDone(
+      Cluster cluster, Path kubeletRoot, String ns, Supplier<String> context) {
+    JsonNode pod =
+        Await.until(
+            "pod probe Running with its output written",
+            Duration.ofSeconds(120),
+            () -> {
+              JsonNode p = cluster.admin().get(Cluster.PODS, ns, "probe");
+              String phase = p.path("status").path("phase").asText();
+              assertThat(phase).as(p.path("status").toString()).isIn("Pending", "Running");
+              return phase.equals("Running")
+                      && containerLog(kubeletRoot, p, "main").contains("probe-done")
+                  ? Optional.of(p)
+                  : Optional.empty();
+            },
+            context);
+    try {
+      return containerLog(kubeletRoot, pod, "main");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
    * The container's log as the kubelet's runtime wrote it, below the kubelet's pod log folder:
    * {@code <namespace>_<pod>_<uid>/<container>/0.log}, one {@code <time> <stream> <tag> <text>}
-   * line per line the container printed.
+   * line per line the container printed. {@code kubeletRoot} is what {@link Cluster#realNode}
+   * returned.
    */
-  static String containerLog(JsonNode pod, String container) throws IOException {
+  static String containerLog(Path kubeletRoot, JsonNode pod, String container) throws IOException {
     JsonNode meta = pod.path("metadata");
     Path file =
         kubeletRoot
@@ -182,7 +186,44 @@ class RealNodeIT {
     return out.toString();
   }
 
+  /**
+   * Starts the real node {@code node} for a test's namespace {@code ns}, with its CDI folder {@code
+   * host/cdi}, and returns the kubelet's root folder; first the fake driver's deployment objects,
+   * the namespace and the device class. Aborts the test, with the reason, where the machine cannot
+   * run a real node; under {@code DRA4J_REQUIRE_PEERS} it fails instead.
+   */
+  static Path startRealNode(Cluster cluster, String ns, String node, Path host) {
+    Optional<String> problem = cluster.realNodeProblem();
+    if (problem.isPresent() && System.getenv("DRA4J_REQUIRE_PEERS") == null) {
+      Assumptions.abort("this machine cannot run a real node: " + problem.get());
+    }
+    assertThat(problem).as("what keeps this machine from running a real node").isEmpty();
+    cluster.buildNode();
+    Deployment.ensureApplied(cluster);
+    cluster.apply(Resources.namespace(ns));
+    cluster.apply(Deployment.read("deviceclass.yaml"));
+    return cluster.realNode(node, host.resolve("cdi"));
+  }
+
+  /**
+   * The fake driver for a real node, with the pod-bound token of its ServiceAccount and its sockets
+   * where a DaemonSet pod puts them: the kubelet's own folders.
+   */
+  static DriverProcess.Builder driverOn(Cluster cluster, String node, Path kubeletRoot, Path host) {
+    Path kubeconfig = cluster.token(Deployment.NAMESPACE, Deployment.SERVICE_ACCOUNT, node);
+    return DriverProcess.builder(DriverNode.workDir(node), node, kubeconfig)
+        .folders(
+            kubeletRoot.resolve("plugins_registry"),
+            kubeletRoot.resolve("plugins"),
+            host.resolve("cdi"));
+  }
+
   static List<Path> cdiSpecs() throws IOException {
+    return cdiSpecs(host);
+  }
+
+  /** The CDI spec files the driver wrote in {@code host/cdi}. */
+  static List<Path> cdiSpecs(Path host) throws IOException {
     try (Stream<Path> s = Files.list(host.resolve("cdi"))) {
       return s.filter(p -> !p.getFileName().toString().startsWith(".")).toList();
     }
@@ -194,10 +235,6 @@ class RealNodeIT {
       out.append(Files.readString(p)).append('\n');
     }
     return out.toString();
-  }
-
-  static <T> T await(String what, Await.Probe<T> probe) {
-    return Await.until(what, Duration.ofSeconds(120), probe, RealNodeIT::context);
   }
 
   static void await(String what, Await.Check check) {

@@ -111,15 +111,22 @@ import java.util.concurrent.TimeUnit;
  *       claim status also carries network data, as a NIC driver's would: interface {@code
  *       fake-<device>}, address {@code 192.0.2.<i+1>/24} (TEST-NET-1, i the device's position) and
  *       a locally administered MAC derived from its uuid</td></tr>
+ *   <tr><td>{@value #CONFIG_SKIP_NODE_OPERATIONS}</td><td>none (off)</td><td>a comma list of
+ *       {@code NodePrepareResources}, {@code NodeUnprepareResources} and {@code *} (KEP-5945,
+ *       gate {@code DRAOptionalNodeOperations}): a second pool {@code <node>-skip} with as many
+ *       plain devices {@code gpu-skip-<i>} (no partitions, sharing or bus ids; attribute {@code
+ *       skipsNodeOperations} = true) whose slices skip those kubelet calls. The runtime refuses
+ *       {@code NodePrepareResources} alone, as the API server does.</td></tr>
  * </table>
  *
  * <h2>Devices</h2>
  *
  * Named {@code gpu-<i>} (partitions {@code gpu-<i>-part-<j>}) in one node-local pool named after
- * the node. Attributes: {@code type}, {@code uuid} (a name-based UUID of driver name, node name and
- * device name, so every discovery and every node gives stable, distinct ids), {@code index}, {@code
- * model} ({@code FAKE-80} for 80Gi), {@code driverVersion} (a version); partitions add {@code
- * parent} and {@code partition}. Capacity {@code memory}.
+ * the node (and {@code gpu-skip-<i>} in the pool of {@value #CONFIG_SKIP_NODE_OPERATIONS}).
+ * Attributes: {@code type}, {@code uuid} (a name-based UUID of driver name, node name and device
+ * name, so every discovery and every node gives stable, distinct ids), {@code index}, {@code model}
+ * ({@code FAKE-80} for 80Gi), {@code driverVersion} (a version); partitions add {@code parent} and
+ * {@code partition}. Capacity {@code memory}.
  *
  * <h2>Prepare</h2>
  *
@@ -172,6 +179,7 @@ public final class FakeDeviceProvider
   public static final String CONFIG_ATTACH_FAILURES = "attach-failures";
   public static final String CONFIG_ATTACH_DELAY = "attach-delay";
   public static final String CONFIG_NETWORK_DATA = "network-data";
+  public static final String CONFIG_SKIP_NODE_OPERATIONS = "skip-node-operations";
 
   static final long HEALTH_FILE_POLL_MILLIS = 200;
 
@@ -183,6 +191,7 @@ public final class FakeDeviceProvider
   public static final String ATTR_PARENT = "parent";
   public static final String ATTR_PARTITION = "partition";
   public static final String ATTR_MODE = "mode";
+  public static final String ATTR_SKIPS_NODE_OPERATIONS = "skipsNodeOperations";
   public static final String CAPACITY_MEMORY = "memory";
   public static final String CAPACITY_COMPUTE = "compute";
   public static final String COUNTER_MEMORY = "memory";
@@ -373,7 +382,7 @@ public final class FakeDeviceProvider
   private PreparedDevice prepareDevice(
       ClaimAllocation allocation, AllocatedDevice d, FakeInventory inv, FakeSettings s)
       throws DeviceException {
-    if (!d.pool().equals(inv.pool())) {
+    if (!inv.pools().contains(d.pool())) {
       throw new DeviceException(
           "device "
               + d.pool()
@@ -381,23 +390,27 @@ public final class FakeDeviceProvider
               + d.device()
               + " is not a device of this node: pool "
               + d.pool()
-              + " is another node's (this node's pool is "
-              + inv.pool()
+              + " is another node's ("
+              + (inv.pools().size() == 1
+                  ? "this node's pool is " + inv.pools().get(0)
+                  : "this node's pools are " + String.join(", ", inv.pools()))
               + ")");
     }
-    if (inv.entry(d.device()).isEmpty()) {
+    Optional<FakeInventory.Entry> found =
+        inv.entry(d.device()).filter(entry -> entry.pool().equals(d.pool()));
+    if (found.isEmpty()) {
       throw new DeviceException(
           "device "
               + d.pool()
               + "/"
               + d.device()
               + " is not a device of this node (pool "
-              + inv.pool()
+              + d.pool()
               + " has no device "
               + d.device()
               + ")");
     }
-    FakeInventory.Entry e = inv.entry(d.device()).orElseThrow();
+    FakeInventory.Entry e = found.get();
     Optional<FakeConfig> config;
     try {
       config = d.config(FakeConfig.class);

@@ -136,7 +136,7 @@ public final class FakeHealthScript {
   }
 
   private DeviceHealth effective(String name) {
-    String pool = inventory.pool();
+    String pool = inventory.entry(name).orElseThrow().pool();
     String[] own = marked.get(name);
     if (own == null) {
       own =

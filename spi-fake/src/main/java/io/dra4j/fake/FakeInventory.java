@@ -11,6 +11,7 @@ import io.dra4j.api.device.Quantity;
 import io.dra4j.api.device.StandardAttributes;
 import io.dra4j.api.provider.Inventory;
 import io.dra4j.api.provider.Pool;
+import io.dra4j.api.provider.SkipNodeOperation;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -28,8 +29,12 @@ final class FakeInventory {
   static final long MI = 1024L * 1024;
   static final long GI = 1024 * MI;
 
+  /** The name of the skipping pool is the node's pool name with this suffix. */
+  static final String SKIP_POOL_SUFFIX = "-skip";
+
   /** What prepare needs to know about one published device. */
   record Entry(
+      String pool,
       String name,
       String uuid,
       String model,
@@ -55,17 +60,19 @@ final class FakeInventory {
     return inventory;
   }
 
-  String pool() {
-    return inventory.pools().get(0).name();
+  /** The pool names, the node's own pool first. */
+  List<String> pools() {
+    return inventory.pools().stream().map(Pool::name).toList();
   }
 
+  /** A device by name: names are unique across the pools. */
   Optional<Entry> entry(String device) {
     return Optional.ofNullable(entries.get(device));
   }
 
-  /** Device names in publishing order. */
+  /** Device names in publishing order, pool by pool. */
   List<String> deviceNames() {
-    return inventory.pools().get(0).devices().stream().map(Device::name).toList();
+    return inventory.pools().stream().flatMap(p -> p.devices().stream()).map(Device::name).toList();
   }
 
   static String uuid(String driverName, String nodeName, String device) {
@@ -115,7 +122,14 @@ final class FakeInventory {
       devices.add(b.build());
       entries.put(
           name,
-          new Entry(name, uuid, model, Integer.toString(i), Optional.empty(), Optional.empty()));
+          new Entry(
+              nodeName,
+              name,
+              uuid,
+              model,
+              Integer.toString(i),
+              Optional.empty(),
+              Optional.empty()));
 
       // Without modes one set of partitions; with modes one set per mode, which exclude each
       // other through their compatibility groups although the counters would allow a mix.
@@ -153,12 +167,47 @@ final class FakeInventory {
           devices.add(pb.build());
           String envId =
               i + "_" + mode.orElse("part").toUpperCase(Locale.ROOT).replace('-', '_') + "_" + p;
-          entries.put(pname, new Entry(pname, puuid, model, envId, Optional.of(name), mode));
+          entries.put(
+              pname, new Entry(nodeName, pname, puuid, model, envId, Optional.of(name), mode));
         }
       }
     }
-    Pool pool = Pool.builder(nodeName).devices(devices).counterSets(counterSets).build();
-    return new FakeInventory(driverName, Inventory.of(pool), entries);
+    List<Pool> pools = new ArrayList<>();
+    pools.add(Pool.builder(nodeName).devices(devices).counterSets(counterSets).build());
+    if (!s.skipNodeOperations().isEmpty()) {
+      pools.add(skipPool(s, driverName, nodeName, model, entries));
+    }
+    return new FakeInventory(driverName, Inventory.of(pools), entries);
+  }
+
+  /**
+   * The second pool of {@link FakeDeviceProvider#CONFIG_SKIP_NODE_OPERATIONS}: as many plain
+   * devices {@code gpu-skip-<i>} as full devices, whose slices carry the skipped operations.
+   */
+  private static Pool skipPool(
+      FakeSettings s,
+      String driverName,
+      String nodeName,
+      String model,
+      Map<String, Entry> entries) {
+    String pool = nodeName + SKIP_POOL_SUFFIX;
+    List<Device> devices = new ArrayList<>();
+    for (int i = 0; i < s.devices(); i++) {
+      String name = "gpu-skip-" + i;
+      String uuid = uuid(driverName, nodeName, name);
+      devices.add(
+          common(Device.builder(name), s, name, s.type(), uuid, i, model, List.of())
+              .attribute(FakeDeviceProvider.ATTR_SKIPS_NODE_OPERATIONS, true)
+              .capacity(FakeDeviceProvider.CAPACITY_MEMORY, s.memory())
+              .build());
+      entries.put(
+          name,
+          new Entry(pool, name, uuid, model, "SKIP_" + i, Optional.empty(), Optional.empty()));
+    }
+    return Pool.builder(pool)
+        .devices(devices)
+        .skipNodeOperations(s.skipNodeOperations().toArray(SkipNodeOperation[]::new))
+        .build();
   }
 
   private static Device.Builder common(

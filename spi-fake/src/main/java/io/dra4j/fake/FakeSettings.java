@@ -3,11 +3,15 @@ package io.dra4j.fake;
 import io.dra4j.api.device.PciBusId;
 import io.dra4j.api.device.Quantity;
 import io.dra4j.api.provider.ProviderContext;
+import io.dra4j.api.provider.SkipNodeOperation;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -38,7 +42,8 @@ record FakeSettings(
     Set<String> attachDevices,
     Set<String> attachFailures,
     Duration attachDelay,
-    boolean networkData) {
+    boolean networkData,
+    Set<SkipNodeOperation> skipNodeOperations) {
 
   /** Enough for the node benchmark's publish of 10,000 devices. */
   static final int MAX_DEVICES = 16384;
@@ -158,6 +163,7 @@ record FakeSettings(
             .map(v -> duration(FakeDeviceProvider.CONFIG_ATTACH_DELAY, v, Duration.ZERO))
             .orElse(Duration.ofSeconds(1));
     boolean networkData = c.configBool(FakeDeviceProvider.CONFIG_NETWORK_DATA, false);
+    Set<SkipNodeOperation> skip = skipNodeOperations(c);
     return new FakeSettings(
         devices,
         type,
@@ -175,7 +181,41 @@ record FakeSettings(
         attach,
         failures,
         attachDelay,
-        networkData);
+        networkData,
+        skip);
+  }
+
+  /**
+   * A comma list of the API's spellings. Which combinations are allowed is the runtime's rule (it
+   * validates every pool as the API server does), not repeated here.
+   */
+  private static Set<SkipNodeOperation> skipNodeOperations(ProviderContext c) {
+    String key = FakeDeviceProvider.CONFIG_SKIP_NODE_OPERATIONS;
+    Optional<String> setting = c.config(key).map(String::strip).filter(v -> !v.isEmpty());
+    if (setting.isEmpty()) {
+      return Set.of();
+    }
+    Set<SkipNodeOperation> out = EnumSet.noneOf(SkipNodeOperation.class);
+    for (String part : setting.get().split(",", -1)) {
+      String name = part.strip();
+      SkipNodeOperation op =
+          Arrays.stream(SkipNodeOperation.values())
+              .filter(o -> o.apiName().equals(name))
+              .findFirst()
+              .orElseThrow(
+                  () ->
+                      invalid(
+                          key,
+                          setting.get(),
+                          "must be a comma list of NodePrepareResources, NodeUnprepareResources"
+                              + " and *; \""
+                              + name
+                              + "\" is not one"));
+      if (!out.add(op)) {
+        throw invalid(key, setting.get(), "lists \"" + name + "\" twice");
+      }
+    }
+    return Collections.unmodifiableSet(out);
   }
 
   /** Whether the device needs attaching before its pod may bind (binding conditions). */

@@ -21,14 +21,16 @@ import io.dra4j.api.device.DeviceCounterConsumption;
 import io.dra4j.api.device.Quantity;
 import io.dra4j.api.device.StandardAttributes;
 import io.dra4j.api.provider.Inventory;
+import io.dra4j.api.provider.Pool;
+import io.dra4j.api.provider.SkipNodeOperation;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
  * What spi-fake simulates of Kubernetes 1.37: partitioning modes with compatibility groups,
- * fractional compute shares, devices of several PCI functions, and devices attached before their
- * pod binds.
+ * fractional compute shares, devices of several PCI functions, devices attached before their pod
+ * binds, and a pool whose devices skip the kubelet's node operations.
  */
 class FakeKubernetes137Test {
 
@@ -161,6 +163,69 @@ class FakeKubernetes137Test {
         .hasMessageContaining("names [gpu-3], which attach-devices does not");
     assertThatThrownBy(() -> discover(Map.of("attach-devices", "all", "attach-delay", "soon")))
         .hasMessageContaining("attach-delay=\"soon\"");
+  }
+
+  @Test
+  void skipNodeOperationsAddsASecondPoolWhoseSlicesSkipThoseCalls() throws Exception {
+    assertThat(discover(Map.of("devices", "2")).pools()).hasSize(1);
+    FakeDeviceProvider p = new FakeDeviceProvider();
+    Inventory inv =
+        p.discover(
+            Fixtures.context(
+                Map.of("devices", "2", "partitions", "2", "skip-node-operations", " *")));
+    assertThat(inv.pools()).extracting(Pool::name).containsExactly(NODE, NODE + "-skip");
+    Pool skip = inv.pools().get(1);
+    assertThat(skip.skipNodeOperations()).containsExactly(SkipNodeOperation.ALL);
+    assertThat(pool(inv).skipNodeOperations()).isEmpty();
+    // Plain devices, told apart from the others by one attribute a selector can test.
+    assertThat(skip.devices()).extracting(Device::name).containsExactly("gpu-skip-0", "gpu-skip-1");
+    Device d = skip.devices().get(1);
+    assertThat(d.attribute("skipsNodeOperations")).contains(DeviceAttribute.of(true));
+    assertThat(d.attribute("index")).contains(DeviceAttribute.of(1));
+    assertThat(d.consumesCounters()).isEmpty();
+    assertThat(device(inv, "gpu-0").attribute("skipsNodeOperations")).isEmpty();
+    assertThat(
+            discover(
+                    Map.of(
+                        "devices",
+                        "1",
+                        "skip-node-operations",
+                        "NodePrepareResources,NodeUnprepareResources"))
+                .pools()
+                .get(1)
+                .skipNodeOperations())
+        .containsExactlyInAnyOrder(
+            SkipNodeOperation.NODE_PREPARE_RESOURCES, SkipNodeOperation.NODE_UNPREPARE_RESOURCES);
+
+    // Where the kubelet still calls (a claim that also holds a device not skipping), both pools'
+    // devices are prepared; health covers both pools.
+    PrepareResult r =
+        p.prepare(
+            claim(
+                "u1",
+                AllocatedDevice.of("a", NODE, "gpu-0"),
+                AllocatedDevice.of("b", NODE + "-skip", "gpu-skip-1")));
+    assertThat(r.devices().get(1).edits().env())
+        .contains("DRA_FAKE_DEVICE_SKIP_1_REQUEST=b")
+        .anyMatch(e -> e.startsWith("DRA_FAKE_DEVICE_SKIP_1="));
+    assertThat(p.health().current())
+        .filteredOn(h -> h.device().equals("gpu-skip-1"))
+        .singleElement()
+        .satisfies(h -> assertThat(h.pool()).isEqualTo(NODE + "-skip"));
+    assertThatThrownBy(
+            () -> p.prepare(claim("u2", AllocatedDevice.of("a", NODE + "-skip", "gpu-0"))))
+        .isInstanceOf(DeviceException.class)
+        .hasMessageContaining("pool node-a-skip has no device gpu-0");
+    assertThatThrownBy(() -> p.prepare(claim("u2", AllocatedDevice.of("a", "node-b", "gpu-0"))))
+        .hasMessageContaining("this node's pools are node-a, node-a-skip");
+
+    assertThatThrownBy(() -> discover(Map.of("skip-node-operations", "NodePrepare")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(
+            "setting skip-node-operations=\"NodePrepare\" must be a comma list of"
+                + " NodePrepareResources, NodeUnprepareResources and *");
+    assertThatThrownBy(() -> discover(Map.of("skip-node-operations", "*,*")))
+        .hasMessageContaining("lists \"*\" twice");
   }
 
   private static BindingRequest request(String device) {

@@ -12,9 +12,10 @@ import io.dra4j.api.feature.FeatureGate;
  * accelerator, say) can then be used without the driver being registered on the node.
  *
  * <p>The scheduler gives such devices only to nodes that declare the {@code
- * DRAOptionalNodeOperations} feature ({@code Node.status.declaredFeatures}), which takes the gate
- * on the kubelet, and the gates {@code DRAOptionalNodeOperations} and {@code NodeDeclaredFeatures}
- * on the API server and the scheduler.
+ * DRAOptionalNodeOperations} feature ({@code Node.status.declaredFeatures}). That takes the gate
+ * {@code DRAOptionalNodeOperations} on the kubelet, the API server and the scheduler; {@code
+ * NodeDeclaredFeatures}, which it depends on, is GA and locked on in Kubernetes 1.37
+ * (k8s.io/kubernetes v1.37.2 pkg/features/kube_features.go:1892-1896, :2605).
  */
 @FeatureGate(name = "DRAOptionalNodeOperations", stage = ALPHA)
 public enum SkipNodeOperation {
