@@ -316,7 +316,13 @@ class MigrationIT {
     await(
         "the warn driver publishing beside the plugin",
         () -> sampler.last().orElseThrow().devices(WARN.driver()) == WARN.count());
-    assertThat(drivers.get(WARN).log()).contains("Publishing", "anyway (policy warn)");
+    // The warning may reach the log after the slices reach the API server: awaited, not read once.
+    await(
+        "the warn driver's warning",
+        () -> {
+          String log = drivers.get(WARN).log();
+          return log.contains("Publishing") && log.contains("anyway (policy warn)");
+        });
 
     // The doctor: the plugin serves all three names; beside it, warn's devices are a conflict.
     DoctorRun doctor = doctor();
