@@ -230,7 +230,7 @@ class StatusAndMetadataTest {
     assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file)))
         .isEqualTo("rw-r--r--");
     JsonNode meta = new ObjectMapper().readTree(file.toFile());
-    assertThat(meta.path("apiVersion").asText()).isEqualTo("metadata.resource.k8s.io/v1alpha1");
+    assertThat(meta.path("apiVersion").asText()).isEqualTo("metadata.resource.k8s.io/v1beta1");
     assertThat(meta.path("kind").asText()).isEqualTo("DeviceMetadata");
     assertThat(meta.path("podClaimName").asText()).isEqualTo("my-gpus");
     JsonNode req = meta.path("requests").get(0);
@@ -260,7 +260,10 @@ class StatusAndMetadataTest {
     JsonNode mount = cdi.path("devices").get(0).path("containerEdits").path("mounts").get(0);
     assertThat(mount.path("hostPath").asText()).isEqualTo(file.toAbsolutePath().toString());
     assertThat(mount.path("containerPath").asText())
-        .isEqualTo("/var/run/kubernetes.io/dra-device-attributes/meta/gpu/metadata.json");
+        .isEqualTo(
+            "/var/run/kubernetes.io/dra-device-attributes/resourceclaimtemplates/my-gpus/gpu/"
+                + DRIVER
+                + "-metadata.json");
     CdiValidators.assertValid(
         h.cdiDir, r.devices().stream().flatMap(d -> d.cdiDeviceIds().stream()).toList());
 
