@@ -12,7 +12,7 @@ import java.util.TreeMap;
  * What a provider tells workloads about one prepared device, beyond what the runtime writes itself
  * (the attributes the device is published with, the network data of its claim status): the Go
  * helper's {@code kubeletplugin.Device} with its {@code Metadata}
- * (k8s.io/dynamic-resource-allocation v0.37.2, {@code kubeletplugin/draplugin.go:253-318}).
+ * (k8s.io/dynamic-resource-allocation v0.37.2, {@code kubeletplugin/draplugin.go:253-321}).
  */
 public final class DeviceMetadata {
   private final String pool;

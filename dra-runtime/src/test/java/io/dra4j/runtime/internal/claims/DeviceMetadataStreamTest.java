@@ -91,7 +91,7 @@ class DeviceMetadataStreamTest {
     String future =
         "{\"apiVersion\":\"metadata.resource.k8s.io/v1000\",\"kind\":\"DeviceMetadata\","
             + "\"metadata\":{\"claimName\":\"my-claim\"}}";
-    // devicemetadata/example_test.go:56-73: a fictional newer version first is skipped.
+    // devicemetadata/example_test.go:55-73: a fictional newer version first is skipped.
     assertThat(decode(future + "\n" + alpha).path("metadata").path("name").asText())
         .isEqualTo("my-claim");
     // Only the first known object is read: what follows it may be anything.
