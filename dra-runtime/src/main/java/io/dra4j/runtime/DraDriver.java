@@ -822,7 +822,7 @@ public final class DraDriver implements AutoCloseable {
     private ExtendedResourceGuard.Policy extendedResourcePolicy =
         ExtendedResourceGuard.DEFAULT_POLICY;
     private boolean deviceMetadata;
-    private List<String> deviceMetadataVersions = List.of(DeviceMetadataStream.V1BETA1);
+    private List<String> deviceMetadataVersions = DeviceMetadataStream.DEFAULT_VERSIONS;
     private boolean warmUp = true;
     private DriverErrorHandler errorHandler = DriverErrorHandler.logging();
     private DriverObserver observer = DriverObserver.NONE;

@@ -15,10 +15,12 @@ import io.dra4j.api.device.DeviceAttribute;
 import io.dra4j.api.metadata.DeviceMetadata;
 import io.dra4j.api.status.DeviceStatus;
 import io.dra4j.api.status.NetworkDeviceData;
+import io.dra4j.runtime.testsupport.CdiValidators;
 import io.dra4j.runtime.testsupport.MetadataReader;
 import io.dra4j.testkit.kubelet.ClaimResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -128,6 +130,16 @@ class DeviceMetadataTest {
         .isEqualTo(141);
     assertThat(devices.get(1).path("name").asText()).isEqualTo("gpu-1");
     assertThat(devices.get(1).has("attributes")).isFalse();
+
+    // Readable by containers of any user, writable by none; the specs are valid CDI.
+    assertThat(
+            PosixFilePermissions.toString(
+                Files.getPosixFilePermissions(hostFile(claim, "gpu").resolve("metadata.json"))))
+        .isEqualTo("rw-r--r--");
+    CdiValidators.assertValid(
+        h.cdiDir, r.devices().stream().flatMap(d -> d.cdiDeviceIds().stream()).toList());
+    // A repeated prepare is answered from the checkpoint with the same ids.
+    assertThat(h.plugin.prepare(List.of(claim)).get(claim.uid())).isEqualTo(r);
 
     JsonNode nic = reader.mounted(spec(claim, "nic"), true, DRIVER, "gpus", "nic");
     assertThat(nic.path("validation").isNull()).as(nic.toString()).isTrue();
@@ -264,7 +276,15 @@ class DeviceMetadataTest {
                 h.preparer.updateRequestMetadata(
                     claim, "nic", List.of(DeviceMetadata.builder("node-a", "gpu-7").build())))
         .isInstanceOf(DeviceException.class)
-        .hasMessageContaining("device node-a/gpu-7 is not one of request \"nic\"'s devices");
+        .hasMessageEndingWith("device node-a/gpu-7: is not one of request \"nic\"'s devices");
+    DeviceMetadata.Builder many = DeviceMetadata.builder("node-a", "gpu-0");
+    for (int i = 0; i < 31; i++) {
+      many.attribute("a" + i, DeviceAttribute.of(i));
+    }
+    // 3 attributes already and 31 new ones: more than the format allows (v1beta1/types.go:102).
+    assertThatThrownBy(() -> h.preparer.updateRequestMetadata(claim, "nic", List.of(many.build())))
+        .isInstanceOf(DeviceException.class)
+        .hasMessageEndingWith("device node-a/gpu-0: would have 34 attributes, at most 32");
     assertThat(Files.readString(hostFile(claim, "nic").resolve("metadata.json"))).isEqualTo(before);
 
     h.plugin.unprepare(List.of(claim));

@@ -272,15 +272,7 @@ public final class ClaimPreparer implements NodeService {
         var context = events.claim(claim)) {
       Optional<ClaimCheckpoint> record = records.read(claim.uid());
       if (record.isEmpty() || !record.get().isCompleted()) {
-        throw new DeviceException(
-            "request \""
-                + request
-                + "\" not found in prepared claim "
-                + claim.namespace()
-                + "/"
-                + claim.name()
-                + ": the claim is not prepared by driver "
-                + events.driver());
+        throw DeviceMetadataFiles.notFound(claim, request);
       }
       files.updateMetadata(claim, request, devices);
     } catch (ClaimException | IOException e) {
@@ -324,7 +316,7 @@ public final class ClaimPreparer implements NodeService {
     private Path devRoot = ProviderContext.DEFAULT_DEV_ROOT;
     private Path bootIdFile = BootId.DEFAULT_FILE;
     private boolean deviceMetadata;
-    private List<String> deviceMetadataVersions = List.of(DeviceMetadataStream.V1BETA1);
+    private List<String> deviceMetadataVersions = DeviceMetadataStream.DEFAULT_VERSIONS;
     private DeviceLookup lookup = DeviceLookup.none();
     private Clock clock = Clock.systemUTC();
     private ClaimListener listener = ClaimListener.NONE;
@@ -413,7 +405,7 @@ public final class ClaimPreparer implements NodeService {
 
     /**
      * The device metadata versions to write, in this order (see {@link
-     * DeviceMetadataStream#checkVersions}). Default: {@link DeviceMetadataStream#V1BETA1} only.
+     * DeviceMetadataStream#checkVersions}). Default: {@link DeviceMetadataStream#DEFAULT_VERSIONS}.
      */
     public Builder deviceMetadataVersions(List<String> value) {
       deviceMetadataVersions = DeviceMetadataStream.checkVersions(value);

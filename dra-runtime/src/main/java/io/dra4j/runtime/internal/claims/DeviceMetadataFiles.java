@@ -205,29 +205,13 @@ final class DeviceMetadataFiles {
     // The directory is named by namespace and name: a claim of the same name with another UID
     // does not own it.
     if (current == null || !claim.uid().equals(current.path("metadata").path("uid").asText())) {
-      throw new DeviceException(
-          "request \""
-              + request
-              + "\" not found in prepared claim "
-              + claim.namespace()
-              + "/"
-              + claim.name());
+      throw notFound(claim, request);
     }
     ArrayNode listed = (ArrayNode) current.path("requests").path(0).path("devices");
     for (DeviceMetadata d : devices) {
       ObjectNode node = find(listed, d.pool(), d.device());
       if (node == null) {
-        throw new DeviceException(
-            "claim "
-                + claim
-                + ": device "
-                + d.pool()
-                + "/"
-                + d.device()
-                + " is not one of request \""
-                + request
-                + "\"'s devices of driver "
-                + driver);
+        throw refused(claim, d, "is not one of request \"" + request + "\"'s devices");
       }
       Map<String, JsonNode> attributes = new TreeMap<>();
       node.path("attributes")
@@ -235,18 +219,8 @@ final class DeviceMetadataFiles {
           .forEachRemaining(f -> attributes.put(f.getKey(), f.getValue()));
       d.attributes().forEach((k, v) -> attributes.put(k, KubeJson.mapper().valueToTree(v)));
       if (attributes.size() > MAX_ATTRIBUTES) {
-        throw new DeviceException(
-            "claim "
-                + claim
-                + ": device "
-                + d.pool()
-                + "/"
-                + d.device()
-                + " would have "
-                + attributes.size()
-                + " metadata attributes, at most "
-                + MAX_ATTRIBUTES
-                + " are allowed");
+        throw refused(
+            claim, d, "would have " + attributes.size() + " attributes, at most " + MAX_ATTRIBUTES);
       }
       if (!attributes.isEmpty()) {
         node.putObject("attributes").setAll(attributes);
@@ -263,6 +237,31 @@ final class DeviceMetadataFiles {
         claim,
         request,
         generation);
+  }
+
+  /** Upstream's words for a request without a file ({@code metadata.go:218-222}). */
+  static DeviceException notFound(ClaimRef claim, String request) {
+    return new DeviceException(
+        "request \""
+            + request
+            + "\" not found in prepared claim "
+            + claim.namespace()
+            + "/"
+            + claim.name());
+  }
+
+  private DeviceException refused(ClaimRef claim, DeviceMetadata d, String why) {
+    return new DeviceException(
+        "claim "
+            + claim
+            + ": device metadata of "
+            + driver
+            + " device "
+            + d.pool()
+            + "/"
+            + d.device()
+            + ": "
+            + why);
   }
 
   private static ObjectNode find(ArrayNode devices, String pool, String device) {

@@ -38,6 +38,12 @@ public final class DeviceMetadataStream {
   /** The version Kubernetes 1.36 readers know. */
   public static final String V1ALPHA1 = GROUP + "/v1alpha1";
 
+  /**
+   * What a driver writes unless it names versions: the latest alone. Upstream has no default
+   * ({@code draplugin.go:958-961}); dra4j's keeps {@code --device-metadata} a plain switch.
+   */
+  public static final List<String> DEFAULT_VERSIONS = List.of(V1BETA1);
+
   static final String KIND = "DeviceMetadata";
 
   private static final List<String> KNOWN = List.of(V1BETA1, V1ALPHA1);
