@@ -8,8 +8,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.dra4j.api.claim.AllocatedDevice;
 import io.dra4j.api.claim.ClaimRef;
 import io.dra4j.api.claim.DeviceException;
+import io.dra4j.api.claim.PreparedDevice;
 import io.dra4j.api.device.Device;
 import io.dra4j.api.device.DeviceAttribute;
 import io.dra4j.api.metadata.DeviceMetadata;
@@ -63,6 +65,28 @@ class DeviceMetadataTest {
   private Path hostFile(ClaimRef claim, String request) {
     return h.pluginDir.resolve(
         "dra-device-metadata/" + claim.namespace() + "_" + claim.name() + "/" + request);
+  }
+
+  /** Claim ns/net, request nic of devices gpu-0 and gpu-1, prepared. */
+  private ClaimRef prepareNetClaim() throws Exception {
+    ClaimRef claim =
+        h.seed(
+            "ns",
+            "net",
+            List.of(result("nic", "node-a", "gpu-0"), result("nic", "node-a", "gpu-1")),
+            List.of(),
+            Map.of());
+    assertThat(h.plugin.prepare(List.of(claim)).get(claim.uid()).error()).isEmpty();
+    return claim;
+  }
+
+  /** Metadata of gpu-0 with 31 attributes it is not published with. */
+  private static DeviceMetadata thirtyOneMore() {
+    DeviceMetadata.Builder many = DeviceMetadata.builder("node-a", "gpu-0");
+    for (int i = 0; i < 31; i++) {
+      many.attribute("a" + i, DeviceAttribute.of(i));
+    }
+    return many.build();
   }
 
   @Test
@@ -213,14 +237,7 @@ class DeviceMetadataTest {
   void aProviderUpdatesARequestAfterPrepareAndTheGenerationGoesUp() throws Exception {
     MetadataReader reader = MetadataReader.build();
     h.start(provider, b -> b.deviceMetadata(true).inventory(() -> Map.of("node-a/gpu-0", gpu0)));
-    ClaimRef claim =
-        h.seed(
-            "ns",
-            "net",
-            List.of(result("nic", "node-a", "gpu-0"), result("nic", "node-a", "gpu-1")),
-            List.of(),
-            Map.of());
-    assertThat(h.plugin.prepare(List.of(claim)).get(claim.uid()).error()).isEmpty();
+    ClaimRef claim = prepareNetClaim();
 
     h.preparer.updateRequestMetadata(
         claim,
@@ -277,12 +294,9 @@ class DeviceMetadataTest {
                     claim, "nic", List.of(DeviceMetadata.builder("node-a", "gpu-7").build())))
         .isInstanceOf(DeviceException.class)
         .hasMessageEndingWith("device node-a/gpu-7: is not one of request \"nic\"'s devices");
-    DeviceMetadata.Builder many = DeviceMetadata.builder("node-a", "gpu-0");
-    for (int i = 0; i < 31; i++) {
-      many.attribute("a" + i, DeviceAttribute.of(i));
-    }
     // 3 attributes already and 31 new ones: more than the format allows (v1beta1/types.go:102).
-    assertThatThrownBy(() -> h.preparer.updateRequestMetadata(claim, "nic", List.of(many.build())))
+    assertThatThrownBy(
+            () -> h.preparer.updateRequestMetadata(claim, "nic", List.of(thirtyOneMore())))
         .isInstanceOf(DeviceException.class)
         .hasMessageEndingWith("device node-a/gpu-0: would have 34 attributes, at most 32");
     assertThat(Files.readString(hostFile(claim, "nic").resolve("metadata.json"))).isEqualTo(before);
@@ -295,6 +309,68 @@ class DeviceMetadataTest {
         .isInstanceOf(DeviceException.class)
         .hasMessageStartingWith("request \"nic\" not found in prepared claim ns/net");
     assertThat(hostFile(claim, "nic")).doesNotExist();
+  }
+
+  @Test
+  void metadataAProviderAnswersAtPrepareIsInTheFileFromTheFirstWrite() throws Exception {
+    MetadataReader reader = MetadataReader.build();
+    h.start(provider, b -> b.deviceMetadata(true).inventory(() -> Map.of("node-a/gpu-0", gpu0)));
+    NetworkDeviceData eth1 = NetworkDeviceData.builder().interfaceName("eth1").build();
+    NetworkDeviceData net1 =
+        NetworkDeviceData.builder().interfaceName("net1").ips(List.of("10.0.0.5/24")).build();
+    provider.status =
+        d -> Optional.of(DeviceStatus.ready("Configured", "ready").withNetworkData(eth1));
+    provider.metadata =
+        d ->
+            d.device().equals("gpu-0")
+                ? Optional.of(
+                    DeviceMetadata.builder(d)
+                        .attribute("model", DeviceAttribute.of("H200-NVL"))
+                        .attribute("linkSpeedGbps", DeviceAttribute.of(400))
+                        .networkData(net1)
+                        .build())
+                : Optional.empty();
+    ClaimRef claim = prepareNetClaim();
+
+    JsonNode read = reader.mounted(spec(claim, "nic"), false, DRIVER, "net", "nic");
+    assertThat(read.path("validation").isNull()).as(read.toString()).isTrue();
+    JsonNode m = read.path("metadata");
+    assertThat(m.path("metadata").path("generation").asLong()).isEqualTo(1);
+    JsonNode first = m.path("requests").get(0).path("devices").get(0);
+    // Laid over what the runtime writes itself, as an update would be.
+    assertThat(first.path("attributes").path("model").path("string").asText())
+        .isEqualTo("H200-NVL");
+    assertThat(first.path("attributes").path("memoryGiB").path("int").asLong()).isEqualTo(141);
+    assertThat(first.path("attributes").path("linkSpeedGbps").path("int").asLong()).isEqualTo(400);
+    assertThat(first.path("networkData").path("interfaceName").asText()).isEqualTo("net1");
+    // A device without the provider's metadata keeps its claim status's network data.
+    JsonNode second = m.path("requests").get(0).path("devices").get(1);
+    assertThat(second.path("networkData").path("interfaceName").asText()).isEqualTo("eth1");
+    h.plugin.unprepare(List.of(claim));
+
+    // More attributes than the format allows fail the claim's prepare, naming the device, and
+    // leave no metadata file behind.
+    provider.metadata =
+        d -> d.device().equals("gpu-0") ? Optional.of(thirtyOneMore()) : Optional.empty();
+    ClaimRef big =
+        h.seed("ns", "big", List.of(result("nic", "node-a", "gpu-0")), List.of(), Map.of());
+    assertThat(h.plugin.prepare(List.of(big)).get(big.uid()).error().orElseThrow())
+        .endsWith(
+            "claim "
+                + big
+                + ": device metadata of "
+                + DRIVER
+                + " device node-a/gpu-0: would have 33 attributes, at most 32");
+    assertThat(hostFile(big, "nic")).doesNotExist();
+    assertThat(spec(big, "nic")).doesNotExist();
+
+    // Metadata of another device is refused where it is given.
+    assertThatThrownBy(
+            () ->
+                PreparedDevice.builder(AllocatedDevice.of("gpu", "node-a", "gpu-0"))
+                    .metadata(DeviceMetadata.builder("node-a", "gpu-1").build()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("device metadata of node-a/gpu-1 given for prepared device node-a/gpu-0");
   }
 
   @Test

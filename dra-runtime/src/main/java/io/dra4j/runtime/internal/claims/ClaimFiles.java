@@ -104,20 +104,22 @@ final class ClaimFiles {
   }
 
   private Map<String, String> writeMetadata(ResolvedClaim claim, List<PreparedDevice> devices)
-      throws IOException {
+      throws DeviceException, IOException {
     List<DeviceMetadataFiles.Entry> entries = new ArrayList<>();
     for (PreparedDevice p : devices) {
       AllocatedDevice d = p.device();
       // What the runtime knows itself: the attributes the device is published with and the
-      // network data of its claim status (upstream writes only what the driver returns,
-      // draplugin.go:295-305, and recommends the published attributes).
+      // network data of its claim status, with the provider's metadata over them (upstream
+      // writes only what the driver returns, metadata.go:294-302, and recommends the published
+      // attributes, draplugin.go:297-303).
       entries.add(
-          new DeviceMetadataFiles.Entry(
+          DeviceMetadataFiles.Entry.of(
               d.subrequest().map(s -> d.request() + "/" + s).orElse(d.request()),
               d.pool(),
               d.device(),
               lookup.find(d.pool(), d.device()).map(Device::attributes).orElse(Map.of()),
-              p.status().flatMap(DeviceStatus::networkData)));
+              p.status().flatMap(DeviceStatus::networkData),
+              p.metadata()));
     }
     Map<String, String> annotations = claim.claim().metadata().annotations();
     Optional<String> podClaimName =

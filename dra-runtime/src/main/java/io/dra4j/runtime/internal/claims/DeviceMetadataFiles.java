@@ -84,7 +84,30 @@ final class DeviceMetadataFiles {
       String pool,
       String device,
       Map<String, DeviceAttribute> attributes,
-      Optional<NetworkDeviceData> networkData) {}
+      Optional<NetworkDeviceData> networkData) {
+
+    /**
+     * What the runtime knows of a device with the provider's metadata laid over it by {@link
+     * #update}'s rule: the provider's attributes replace published ones of the same name, its
+     * network data replaces the claim status's.
+     */
+    static Entry of(
+        String request,
+        String pool,
+        String device,
+        Map<String, DeviceAttribute> published,
+        Optional<NetworkDeviceData> statusNetworkData,
+        Optional<DeviceMetadata> provided) {
+      Map<String, DeviceAttribute> attributes = new TreeMap<>(published);
+      provided.ifPresent(m -> attributes.putAll(m.attributes()));
+      return new Entry(
+          request,
+          pool,
+          device,
+          attributes,
+          provided.flatMap(DeviceMetadata::networkData).or(() -> statusNetworkData));
+    }
+  }
 
   private final String driver;
   private final Path root;
@@ -148,7 +171,12 @@ final class DeviceMetadataFiles {
    * @return per base request, the CDI id to add to its first device
    */
   Map<String, String> write(ClaimRef claim, Optional<String> podClaimName, List<Entry> entries)
-      throws IOException {
+      throws DeviceException, IOException {
+    for (Entry e : entries) {
+      if (e.attributes().size() > MAX_ATTRIBUTES) {
+        throw refused(claim, e.pool(), e.device(), tooMany(e.attributes().size()));
+      }
+    }
     Map<String, List<Entry>> byRequest = new LinkedHashMap<>();
     for (Entry e : entries) {
       byRequest.computeIfAbsent(e.request(), r -> new ArrayList<>()).add(e);
@@ -211,7 +239,8 @@ final class DeviceMetadataFiles {
     for (DeviceMetadata d : devices) {
       ObjectNode node = find(listed, d.pool(), d.device());
       if (node == null) {
-        throw refused(claim, d, "is not one of request \"" + request + "\"'s devices");
+        throw refused(
+            claim, d.pool(), d.device(), "is not one of request \"" + request + "\"'s devices");
       }
       Map<String, JsonNode> attributes = new TreeMap<>();
       node.path("attributes")
@@ -219,8 +248,7 @@ final class DeviceMetadataFiles {
           .forEachRemaining(f -> attributes.put(f.getKey(), f.getValue()));
       d.attributes().forEach((k, v) -> attributes.put(k, KubeJson.mapper().valueToTree(v)));
       if (attributes.size() > MAX_ATTRIBUTES) {
-        throw refused(
-            claim, d, "would have " + attributes.size() + " attributes, at most " + MAX_ATTRIBUTES);
+        throw refused(claim, d.pool(), d.device(), tooMany(attributes.size()));
       }
       if (!attributes.isEmpty()) {
         node.putObject("attributes").setAll(attributes);
@@ -250,18 +278,22 @@ final class DeviceMetadataFiles {
             + claim.name());
   }
 
-  private DeviceException refused(ClaimRef claim, DeviceMetadata d, String why) {
+  private DeviceException refused(ClaimRef claim, String pool, String device, String why) {
     return new DeviceException(
         "claim "
             + claim
             + ": device metadata of "
             + driver
             + " device "
-            + d.pool()
+            + pool
             + "/"
-            + d.device()
+            + device
             + ": "
             + why);
+  }
+
+  private static String tooMany(int attributes) {
+    return "would have " + attributes + " attributes, at most " + MAX_ATTRIBUTES;
   }
 
   private static ObjectNode find(ArrayNode devices, String pool, String device) {
