@@ -11,6 +11,7 @@ module io.dra4j.api {
   exports io.dra4j.api.device;
   exports io.dra4j.api.feature;
   exports io.dra4j.api.health;
+  exports io.dra4j.api.metadata;
   exports io.dra4j.api.provider;
   exports io.dra4j.api.status;
 

@@ -5,6 +5,7 @@ import io.dra4j.kube.HttpKubeClient;
 import io.dra4j.launcher.logging.LineLogging;
 import io.dra4j.runtime.cdi.CdiSpecWriter;
 import io.dra4j.runtime.extendedresource.ExtendedResourceGuard;
+import io.dra4j.runtime.internal.claims.DeviceMetadataStream;
 import io.dra4j.runtime.internal.health.HealthHub;
 import io.dra4j.runtime.internal.kubelet.SocketNames;
 import java.io.PrintStream;
@@ -18,6 +19,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.stream.Collectors;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
@@ -178,6 +180,15 @@ public final class DriverFlags {
   public static final Flag DEVICE_METADATA =
       new Flag(
           "device-metadata", "", "", Kind.SWITCH, "false", "write KEP-5304 device metadata files");
+  public static final Flag DEVICE_METADATA_VERSIONS =
+      Flag.value(
+          "device-metadata-versions",
+          "VERSION[,VERSION]",
+          DeviceMetadataStream.DEFAULT_VERSIONS.stream()
+              .map(v -> v.substring(DeviceMetadataStream.GROUP.length() + 1))
+              .collect(Collectors.joining(",")),
+          "the versions of metadata.resource.k8s.io the device metadata files hold, in this"
+              + " order: v1beta1 (required), v1alpha1 for readers of Kubernetes 1.36");
   public static final Flag NO_WARM_UP =
       new Flag(
           "no-warm-up",
@@ -232,6 +243,7 @@ public final class DriverFlags {
           HEALTH_TAINT_EFFECT,
           HEALTH_RECOVERY_DELAY,
           DEVICE_METADATA,
+          DEVICE_METADATA_VERSIONS,
           NO_WARM_UP,
           KUBE_API_QPS,
           KUBE_API_BURST,

@@ -3,6 +3,7 @@ package io.dra4j.launcher;
 import static io.dra4j.launcher.DriverFlags.CDI_DIR;
 import static io.dra4j.launcher.DriverFlags.CONFIG;
 import static io.dra4j.launcher.DriverFlags.DEVICE_METADATA;
+import static io.dra4j.launcher.DriverFlags.DEVICE_METADATA_VERSIONS;
 import static io.dra4j.launcher.DriverFlags.DEV_ROOT;
 import static io.dra4j.launcher.DriverFlags.DRIVER_NAME;
 import static io.dra4j.launcher.DriverFlags.EXTENDED_RESOURCE_CONFLICT;
@@ -29,6 +30,7 @@ import io.dra4j.launcher.DriverFlags.Flag;
 import io.dra4j.launcher.logging.LineLogging;
 import io.dra4j.runtime.DraDriver;
 import io.dra4j.runtime.extendedresource.ExtendedResourceGuard;
+import io.dra4j.runtime.internal.claims.DeviceMetadataStream;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.InetAddress;
@@ -83,6 +85,8 @@ import picocli.CommandLine.Model.OptionSpec;
  * @param healthTaintEffect the effect of taints on unhealthy devices
  * @param healthRecoveryDelay how long a device must stay healthy before its taint is lifted
  * @param deviceMetadata write KEP-5304 metadata files
+ * @param deviceMetadataVersions the versions those files hold, in this order, each as {@code
+ *     metadata.resource.k8s.io/<version>}
  * @param warmUp exercise the prepare path before registering with the kubelet while another
  *     instance serves it (a rolling update)
  * @param providerConfig provider settings
@@ -107,6 +111,7 @@ public record DriverSettings(
     Optional<TaintEffect> healthTaintEffect,
     Optional<Duration> healthRecoveryDelay,
     Optional<Boolean> deviceMetadata,
+    Optional<List<String>> deviceMetadataVersions,
     Optional<Boolean> warmUp,
     Map<String, String> providerConfig) {
 
@@ -114,6 +119,7 @@ public record DriverSettings(
   public static final int DEFAULT_HEALTH_PORT = 8081;
 
   public DriverSettings {
+    deviceMetadataVersions = deviceMetadataVersions.map(List::copyOf);
     providerConfig = Collections.unmodifiableMap(new TreeMap<>(providerConfig));
   }
 
@@ -213,6 +219,7 @@ public record DriverSettings(
             .map(v -> checked(HEALTH_TAINT_EFFECT, v, TaintEffect::fromApiName)),
         DriverFlags.value(s, HEALTH_RECOVERY_DELAY).map(DriverSettings::duration),
         DriverFlags.switchValue(s, DEVICE_METADATA),
+        DriverFlags.value(s, DEVICE_METADATA_VERSIONS).map(DriverSettings::metadataVersions),
         DriverFlags.switchValue(s, NO_WARM_UP).map(noWarmUp -> !noWarmUp),
         providerConfig);
   }
@@ -252,6 +259,7 @@ public record DriverSettings(
     healthTaintEffect().ifPresent(builder::healthTaintEffect);
     healthRecoveryDelay().ifPresent(builder::healthRecoveryDelay);
     deviceMetadata().ifPresent(builder::deviceMetadata);
+    deviceMetadataVersions().ifPresent(builder::deviceMetadataVersions);
     warmUp().ifPresent(builder::warmUp);
     podUid.ifPresent(builder::podUid);
     return builder;
@@ -331,6 +339,24 @@ public record DriverSettings(
       return parse.apply(v);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("flag " + flag.option() + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * {@code v1beta1,v1alpha1}: versions of {@code metadata.resource.k8s.io}, each bare or with its
+   * group, checked by the runtime's rule ({@link DeviceMetadataStream#checkVersions}).
+   */
+  private static List<String> metadataVersions(String text) {
+    List<String> versions = new ArrayList<>();
+    for (String v : text.split(",", -1)) {
+      String version = v.trim();
+      versions.add(version.contains("/") ? version : DeviceMetadataStream.GROUP + "/" + version);
+    }
+    try {
+      return DeviceMetadataStream.checkVersions(versions);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          "flag " + DEVICE_METADATA_VERSIONS.option() + " \"" + text + "\": " + e.getMessage(), e);
     }
   }
 

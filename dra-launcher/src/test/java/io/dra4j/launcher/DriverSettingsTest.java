@@ -40,6 +40,7 @@ class DriverSettingsTest {
     assertThat(o.healthTaintEffect()).isEmpty();
     assertThat(o.warmUp()).isEmpty();
     assertThat(o.deviceMetadata()).isEmpty();
+    assertThat(o.deviceMetadataVersions()).isEmpty();
     assertThat(o.kubeconfig()).isEmpty();
     assertThat(o.podUid()).isEmpty();
     assertThat(o.provider()).isEmpty();
@@ -56,7 +57,8 @@ class DriverSettingsTest {
             "extendedResourcePolicy",
             "healthTaintEffect",
             "warmUp",
-            "deviceMetadata")
+            "deviceMetadata",
+            "deviceMetadataVersions")
         .containsExactly(
             Path.of("/var/lib/kubelet/plugins_registry"),
             Path.of("/var/lib/kubelet/plugins/gpu.example.com"),
@@ -64,7 +66,8 @@ class DriverSettingsTest {
             ExtendedResourceGuard.Policy.WAIT,
             TaintEffect.NO_SCHEDULE,
             true,
-            false);
+            false,
+            List.of("metadata.resource.k8s.io/v1beta1"));
     // The status endpoint listens on every local address unless told one.
     assertThat(o.healthAddress()).isEmpty();
     assertThat(o.healthSocketAddress().getAddress().isAnyLocalAddress()).isTrue();
@@ -377,6 +380,7 @@ class DriverSettingsTest {
     expected.put("--health-taint-effect", List.of("default: NoSchedule"));
     expected.put("--health-recovery-delay", List.of("default: 60s"));
     expected.put("--device-metadata", List.of("default: false"));
+    expected.put("--device-metadata-versions", List.of("default: v1beta1"));
     expected.put("--no-warm-up", List.of("default: false"));
     expected.put("--kube-api-qps", List.of("default: 50"));
     expected.put("--kube-api-burst", List.of("default: 100"));
@@ -453,6 +457,41 @@ class DriverSettingsTest {
         .isEqualTo(org.slf4j.event.Level.WARN);
     assertThatThrownBy(() -> parse(List.of("--node-name=n", "--log-level=loud"), DRIVER))
         .hasMessageContaining("flag --log-level: log level \"loud\" must be one of");
+  }
+
+  @Test
+  void deviceMetadataVersionsAreNamedBareOrWithTheirGroupAndCheckedByTheRuntimesRule()
+      throws Exception {
+    DriverSettings o =
+        parse(
+            List.of(
+                "--node-name=n",
+                "--device-metadata",
+                "--device-metadata-versions",
+                "v1beta1, metadata.resource.k8s.io/v1alpha1"),
+            DRIVER);
+    List<String> both =
+        List.of("metadata.resource.k8s.io/v1beta1", "metadata.resource.k8s.io/v1alpha1");
+    assertThat(o.deviceMetadataVersions()).contains(both);
+    assertThat(settings(withRequired(o.applyTo(DraDriver.builder()))))
+        .extracting("deviceMetadata", "deviceMetadataVersions")
+        .containsExactly(true, both);
+    // Written in the order given, as upstream's EnableDeviceMetadata.
+    assertThat(
+            parse(List.of("--node-name=n", "--device-metadata-versions=v1alpha1,v1beta1"), DRIVER)
+                .deviceMetadataVersions())
+        .contains(List.of("metadata.resource.k8s.io/v1alpha1", "metadata.resource.k8s.io/v1beta1"));
+    assertThatThrownBy(
+            () -> parse(List.of("--node-name=n", "--device-metadata-versions=v1alpha1"), DRIVER))
+        .hasMessage(
+            "flag --device-metadata-versions \"v1alpha1\": device metadata versions"
+                + " [metadata.resource.k8s.io/v1alpha1] lack the latest version,"
+                + " metadata.resource.k8s.io/v1beta1, which must be written");
+    assertThatThrownBy(
+            () -> parse(List.of("--node-name=n", "--device-metadata-versions=v1beta1,v1"), DRIVER))
+        .hasMessageStartingWith(
+            "flag --device-metadata-versions \"v1beta1,v1\": device metadata version"
+                + " \"metadata.resource.k8s.io/v1\" is not supported");
   }
 
   @Test

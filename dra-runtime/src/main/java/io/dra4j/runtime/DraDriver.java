@@ -4,6 +4,7 @@ import io.dra4j.api.binding.DeviceBinding;
 import io.dra4j.api.device.Device;
 import io.dra4j.api.device.TaintEffect;
 import io.dra4j.api.health.HealthReporting;
+import io.dra4j.api.metadata.MetadataUpdating;
 import io.dra4j.api.provider.DeviceEnricher;
 import io.dra4j.api.provider.DeviceProvider;
 import io.dra4j.api.provider.Inventory;
@@ -20,6 +21,7 @@ import io.dra4j.runtime.extendedresource.GuardReport;
 import io.dra4j.runtime.files.AtomicFiles;
 import io.dra4j.runtime.internal.claims.BindingController;
 import io.dra4j.runtime.internal.claims.ClaimPreparer;
+import io.dra4j.runtime.internal.claims.DeviceMetadataStream;
 import io.dra4j.runtime.internal.claims.RecoveryReport;
 import io.dra4j.runtime.internal.health.HealthHub;
 import io.dra4j.runtime.internal.kubelet.KubeletPluginServer;
@@ -277,6 +279,10 @@ public final class DraDriver implements AutoCloseable {
     preparer = PreparePath.preparer(s, this::lookup, false, observer.claims(), this::report);
     RecoveryReport recovery = preparer.recover();
     LOG.info("driver {} on node {}: claim state recovered: {}", s.driverName, s.nodeName, recovery);
+    if (s.provider instanceof MetadataUpdating updating) {
+      // Before the kubelet can call: a provider never prepares a claim it could not update.
+      updating.useMetadataWriter(preparer::updateRequestMetadata);
+    }
     long tRecovered = System.nanoTime();
 
     // The SPI promises discover before any prepare, so it runs before the kubelet can call; on
@@ -788,6 +794,7 @@ public final class DraDriver implements AutoCloseable {
       Duration healthRecoveryDelay,
       ExtendedResourceGuard.Policy extendedResourcePolicy,
       boolean deviceMetadata,
+      List<String> deviceMetadataVersions,
       boolean warmUp,
       DriverErrorHandler errorHandler,
       DriverObserver observer) {}
@@ -815,6 +822,7 @@ public final class DraDriver implements AutoCloseable {
     private ExtendedResourceGuard.Policy extendedResourcePolicy =
         ExtendedResourceGuard.DEFAULT_POLICY;
     private boolean deviceMetadata;
+    private List<String> deviceMetadataVersions = DeviceMetadataStream.DEFAULT_VERSIONS;
     private boolean warmUp = true;
     private DriverErrorHandler errorHandler = DriverErrorHandler.logging();
     private DriverObserver observer = DriverObserver.NONE;
@@ -957,9 +965,28 @@ public final class DraDriver implements AutoCloseable {
       return this;
     }
 
-    /** Writes KEP-5304 device metadata files for prepared claims. Default: off. */
+    /**
+     * Writes KEP-5304 device metadata files for prepared claims, in the versions of {@link
+     * #deviceMetadataVersions}. Default: off.
+     */
     public Builder deviceMetadata(boolean value) {
       deviceMetadata = value;
+      return this;
+    }
+
+    /**
+     * Which versions of {@code metadata.resource.k8s.io} the device metadata files hold, in this
+     * order (the Go helper's {@code EnableDeviceMetadata}, k8s.io/dynamic-resource-allocation
+     * v0.37.2 {@code kubeletplugin/draplugin.go:661-697}): the latest, {@code
+     * metadata.resource.k8s.io/v1beta1}, must be among them; {@code
+     * metadata.resource.k8s.io/v1alpha1} after it serves readers of Kubernetes 1.36. Default:
+     * {@code metadata.resource.k8s.io/v1beta1} alone. Name them explicitly to keep what a newer
+     * dra4j writes by default from changing which readers can read your files.
+     *
+     * @throws IllegalArgumentException when none is given, one is unknown, or v1beta1 is missing
+     */
+    public Builder deviceMetadataVersions(List<String> value) {
+      deviceMetadataVersions = DeviceMetadataStream.checkVersions(value);
       return this;
     }
 
@@ -1021,6 +1048,7 @@ public final class DraDriver implements AutoCloseable {
           healthRecoveryDelay,
           extendedResourcePolicy,
           deviceMetadata,
+          deviceMetadataVersions,
           warmUp,
           errorHandler,
           observer);

@@ -43,6 +43,7 @@ final class PreparePath {
             .cdiDirectory(s.cdiDirectory())
             .devRoot(s.devRoot())
             .deviceMetadata(s.deviceMetadata())
+            .deviceMetadataVersions(s.deviceMetadataVersions())
             .inventory(inventory)
             .listener(listener)
             .serializer(ClaimSerializer.forDriver(s.provider(), s.pluginDirectory(), s.podUid()));

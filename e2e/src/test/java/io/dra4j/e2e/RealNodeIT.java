@@ -3,8 +3,10 @@ package io.dra4j.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.dra4j.kube.ListOptions;
 import io.dra4j.runtime.testsupport.Await;
+import io.dra4j.runtime.testsupport.MetadataReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -23,8 +25,10 @@ import org.junit.jupiter.api.Test;
 /**
  * A real node: the real kubelet of v1.37.2 on containerd 2.x ({@code cluster.sh real-node}), with
  * Debian's runc, the locally built pause and busybox images, and the fake driver registering in the
- * kubelet's own registry folder. A host-network pod's container prints what our CDI spec injected
- * (the environment and the device node) and the test reads it from the container's log.
+ * kubelet's own registry folder. A host-network pod's container prints what our CDI specs injected
+ * (the environment, the device node, and the device metadata as upstream's reader, {@code
+ * e2e/metadata-reader}, finds and decodes it at its documented path) and the test reads it from the
+ * container's log.
  *
  * <p>Skipped, with the reason, where the machine cannot run containers ({@code cluster.sh real-node
  * --check}: no root, no runc, no overlay filesystem); with {@code DRA4J_REQUIRE_PEERS} set (CI) it
@@ -48,6 +52,7 @@ class RealNodeIT {
         driverOn(cluster, NODE, kubeletRoot, host)
             .flag("devices", "1")
             .flag("device-nodes", "/dev/null")
+            .flag("device-metadata", "true")
             .start();
     await(
         "the driver's device published for " + NODE,
@@ -73,7 +78,9 @@ class RealNodeIT {
   }
 
   @Test
-  void theContainerSeesTheEnvironmentAndDeviceNodeOfOurCdiSpec() throws Exception {
+  void theContainerSeesTheEnvironmentDeviceNodeAndDeviceMetadataOfOurCdiSpecs() throws Exception {
+    // Upstream's device metadata reader, run inside the container from a read-only host folder.
+    Path reader = MetadataReader.build().binary();
     cluster.create(Resources.claimTemplate(NS, "gpu"));
     cluster.create(
         """
@@ -91,6 +98,9 @@ class RealNodeIT {
           resourceClaims:
           - name: gpu
             resourceClaimTemplateName: gpu
+          volumes:
+          - name: peer
+            hostPath: {path: %s, type: Directory}
           containers:
           - name: main
             image: %s
@@ -98,12 +108,22 @@ class RealNodeIT {
             command:
             - sh
             - -c
-            - env | grep ^DRA_FAKE_ | sort; ls -l /dev/fake-*; echo probe-done; exec sleep 3600
+            - >-
+              env | grep ^DRA_FAKE_ | sort; ls -l /dev/fake-*;
+              echo metadata-begin; /peer/%s read template %s gpu gpu; echo metadata-end;
+              echo probe-done; exec sleep 3600
+            volumeMounts:
+            - {name: peer, mountPath: /peer, readOnly: true}
             resources:
               claims:
               - name: gpu
         """
-            .formatted(NS, Cluster.BUSYBOX_IMAGE));
+            .formatted(
+                NS,
+                reader.getParent(),
+                Cluster.BUSYBOX_IMAGE,
+                reader.getFileName(),
+                DriverProcess.DRIVER));
 
     // The container stays up after printing, so the claim is still prepared while we compare.
     String log = awaitProbeDone(cluster, kubeletRoot, NS, RealNodeIT::context);
@@ -123,13 +143,39 @@ class RealNodeIT {
         .singleElement()
         .satisfies(l -> assertThat(l).startsWith("crw").containsPattern("\\b1,\\s+3\\b"));
 
+    // Upstream's reader finds the metadata file by the pod's name for the claim (it came from a
+    // template) and decodes and validates it: what containerd mounted from our metadata CDI spec.
+    JsonNode pod = cluster.admin().get(Cluster.PODS, NS, "probe");
+    String claimName =
+        pod.path("status").path("resourceClaimStatuses").get(0).path("resourceClaimName").asText();
+    String json = log.substring(log.indexOf("metadata-begin\n") + 15, log.indexOf("metadata-end"));
+    JsonNode read = new ObjectMapper().readTree(json);
+    assertThat(read.path("containerPath").asText())
+        .isEqualTo(
+            "/var/run/kubernetes.io/dra-device-attributes/resourceclaimtemplates/gpu/gpu/"
+                + DriverProcess.DRIVER
+                + "-metadata.json");
+    assertThat(read.path("gvk").asText())
+        .isEqualTo("metadata.resource.k8s.io/v1beta1, Kind=DeviceMetadata");
+    assertThat(read.path("validation").isNull()).as(json).isTrue();
+    JsonNode metadata = read.path("metadata");
+    assertThat(metadata.path("metadata").path("name").asText()).isEqualTo(claimName);
+    assertThat(metadata.path("metadata").path("namespace").asText()).isEqualTo(NS);
+    assertThat(metadata.path("metadata").path("generation").asLong()).isEqualTo(1);
+    assertThat(metadata.path("podClaimName").asText()).isEqualTo("gpu");
+    JsonNode request = metadata.path("requests").get(0);
+    assertThat(request.path("name").asText()).isEqualTo("gpu");
+    assertThat(request.path("devices").get(0).path("driver").asText())
+        .isEqualTo(DriverProcess.DRIVER);
+    assertThat(request.path("devices").get(0).path("name").asText()).isEqualTo("gpu-0");
+
     // The pod is deleted: the kubelet stops the container, unprepares the claim, and our driver
-    // removes the spec.
+    // removes the specs.
     cluster.kubectl("delete", "pod", "probe", "-n", NS, "--wait=false");
     await(
         "pod probe deleted by the kubelet",
         () -> cluster.admin().list(Cluster.PODS, NS, ListOptions.ALL).items().isEmpty());
-    await("the CDI spec removed after the pod went", () -> cdiSpecs().isEmpty());
+    await("the CDI specs removed after the pod went", () -> cdiSpecs().isEmpty());
   }
 
   /**

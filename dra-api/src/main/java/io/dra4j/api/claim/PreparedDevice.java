@@ -1,6 +1,7 @@
 package io.dra4j.api.claim;
 
 import io.dra4j.api.cdi.ContainerEdits;
+import io.dra4j.api.metadata.DeviceMetadata;
 import io.dra4j.api.status.DeviceStatus;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,22 +20,26 @@ public final class PreparedDevice {
   private final Optional<DeviceStatus> status;
   private final Map<String, String> recorded;
   private final List<String> cdiDeviceIds;
+  private final Optional<DeviceMetadata> metadata;
 
   private PreparedDevice(
       AllocatedDevice device,
       ContainerEdits edits,
       Optional<DeviceStatus> status,
       Map<String, String> recorded,
-      List<String> cdiDeviceIds) {
+      List<String> cdiDeviceIds,
+      Optional<DeviceMetadata> metadata) {
     this.device = Objects.requireNonNull(device, "device");
     this.edits = Objects.requireNonNull(edits, "edits");
     this.status = status;
     this.recorded = Map.copyOf(recorded);
     this.cdiDeviceIds = List.copyOf(cdiDeviceIds);
+    this.metadata = metadata;
   }
 
   public static PreparedDevice of(AllocatedDevice device, ContainerEdits edits) {
-    return new PreparedDevice(device, edits, Optional.empty(), Map.of(), List.of());
+    return new PreparedDevice(
+        device, edits, Optional.empty(), Map.of(), List.of(), Optional.empty());
   }
 
   public static Builder builder(AllocatedDevice device) {
@@ -43,12 +48,12 @@ public final class PreparedDevice {
 
   /** This outcome for another allocation (the same device as the runtime resolved it). */
   public PreparedDevice withDevice(AllocatedDevice value) {
-    return new PreparedDevice(value, edits, status, recorded, cdiDeviceIds);
+    return new PreparedDevice(value, edits, status, recorded, cdiDeviceIds, metadata);
   }
 
   /** This outcome with other container edits. */
   public PreparedDevice withEdits(ContainerEdits value) {
-    return new PreparedDevice(device, value, status, recorded, cdiDeviceIds);
+    return new PreparedDevice(device, value, status, recorded, cdiDeviceIds, metadata);
   }
 
   /** The allocation this result is for. */
@@ -88,6 +93,18 @@ public final class PreparedDevice {
     return cdiDeviceIds;
   }
 
+  /**
+   * What workloads learn about this device from its device metadata file from the first write on
+   * (when the driver writes device metadata; ignored otherwise): laid over what the runtime writes
+   * itself, as a later {@code RequestMetadataWriter.update} would be (the Go helper's {@code
+   * kubeletplugin.Device.Metadata}, k8s.io/dynamic-resource-allocation v0.37.2 {@code
+   * kubeletplugin/draplugin.go:284-292}, written at prepare by {@code metadata.go:294-302}). Empty
+   * by default.
+   */
+  public Optional<DeviceMetadata> metadata() {
+    return metadata;
+  }
+
   @Override
   public boolean equals(Object o) {
     return o instanceof PreparedDevice p
@@ -95,12 +112,13 @@ public final class PreparedDevice {
         && edits.equals(p.edits)
         && status.equals(p.status)
         && recorded.equals(p.recorded)
-        && cdiDeviceIds.equals(p.cdiDeviceIds);
+        && cdiDeviceIds.equals(p.cdiDeviceIds)
+        && metadata.equals(p.metadata);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(device, edits, status, recorded, cdiDeviceIds);
+    return Objects.hash(device, edits, status, recorded, cdiDeviceIds, metadata);
   }
 
   @Override
@@ -115,12 +133,14 @@ public final class PreparedDevice {
         + recorded
         + ", cdiDeviceIds="
         + cdiDeviceIds
+        + ", metadata="
+        + metadata
         + "]";
   }
 
   /**
    * Builds a {@link PreparedDevice}: no edits, no status, nothing recorded, no CDI device ids of
-   * the provider's unless said.
+   * the provider's, no device metadata of the provider's unless said.
    */
   public static final class Builder {
     private final AllocatedDevice device;
@@ -128,6 +148,7 @@ public final class PreparedDevice {
     private Optional<DeviceStatus> status = Optional.empty();
     private final Map<String, String> recorded = new TreeMap<>();
     private final List<String> cdiDeviceIds = new ArrayList<>();
+    private Optional<DeviceMetadata> metadata = Optional.empty();
 
     private Builder(AllocatedDevice device) {
       this.device = device;
@@ -163,8 +184,31 @@ public final class PreparedDevice {
       return this;
     }
 
+    /**
+     * The device metadata workloads see from the first write on (see {@link
+     * PreparedDevice#metadata()}).
+     *
+     * @param value metadata of this builder's device, e.g. {@code DeviceMetadata.builder(device)}
+     * @throws IllegalArgumentException when {@code value} is another device's
+     */
+    public Builder metadata(DeviceMetadata value) {
+      if (!value.pool().equals(device.pool()) || !value.device().equals(device.device())) {
+        throw new IllegalArgumentException(
+            "device metadata of "
+                + value.pool()
+                + "/"
+                + value.device()
+                + " given for prepared device "
+                + device.pool()
+                + "/"
+                + device.device());
+      }
+      metadata = Optional.of(value);
+      return this;
+    }
+
     public PreparedDevice build() {
-      return new PreparedDevice(device, edits, status, recorded, cdiDeviceIds);
+      return new PreparedDevice(device, edits, status, recorded, cdiDeviceIds, metadata);
     }
   }
 }

@@ -6,23 +6,19 @@ import static io.dra4j.testkit.claims.ClaimsHarness.result;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.dra4j.api.claim.ClaimRef;
-import io.dra4j.api.device.Device;
 import io.dra4j.api.status.Condition;
 import io.dra4j.api.status.DeviceStatus;
 import io.dra4j.api.status.NetworkDeviceData;
 import io.dra4j.kube.AllocatedDeviceStatus;
 import io.dra4j.kube.ApplyOptions;
 import io.dra4j.kube.DeviceRequestAllocationResult;
-import io.dra4j.kube.KubeJson;
 import io.dra4j.kube.ResourceClaim;
 import io.dra4j.runtime.testsupport.Await;
 import io.dra4j.runtime.testsupport.CdiValidators;
 import io.dra4j.testkit.kubelet.ClaimResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -31,7 +27,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Claim status (KEP-4817), device metadata (KEP-5304) and device node checks. */
+/** Claim status (KEP-4817) and device node checks; device metadata: {@link DeviceMetadataTest}. */
 class StatusAndMetadataTest {
 
   @TempDir Path tmp;
@@ -197,83 +193,5 @@ class StatusAndMetadataTest {
     assertThat(h.checkpointFiles()).containsExactly(present.uid() + ".json");
     assertThat(provider.unprepareCalls).hasSize(1);
     assertThat(provider.unprepareCalls.get(0).claim()).isEqualTo(absent);
-  }
-
-  @Test
-  void deviceMetadataFilesAndCdiSpecsPerRequest() throws Exception {
-    Device gpu0 =
-        Device.builder("gpu-0").attribute("model", "H200").attribute("memoryGiB", 141L).build();
-    h.start(provider, b -> b.deviceMetadata(true).inventory(() -> Map.of("node-a/gpu-0", gpu0)));
-    provider.status =
-        d -> d.device().equals("gpu-2") ? Optional.of(ready("gpu-2")) : Optional.empty();
-    ClaimRef claim =
-        h.seed(
-            "ns",
-            "meta",
-            List.of(
-                result("gpu", "node-a", "gpu-0"),
-                result("gpu", "node-a", "gpu-1"),
-                result("nic", "node-a", "gpu-2")),
-            List.of(),
-            Map.of("resource.kubernetes.io/pod-claim-name", "my-gpus"));
-
-    ClaimResult r = h.plugin.prepare(List.of(claim)).get(claim.uid());
-
-    assertThat(r.error()).isEmpty();
-    String gpuId = DRIVER + "/metadata=" + claim.uid() + "_gpu";
-    String nicId = DRIVER + "/metadata=" + claim.uid() + "_nic";
-    assertThat(r.devices().get(0).cdiDeviceIds()).hasSize(2).contains(gpuId);
-    assertThat(r.devices().get(1).cdiDeviceIds()).hasSize(1).doesNotContain(gpuId);
-    assertThat(r.devices().get(2).cdiDeviceIds()).hasSize(2).contains(nicId);
-
-    Path file = h.pluginDir.resolve("dra-device-metadata/ns_meta/gpu/metadata.json");
-    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file)))
-        .isEqualTo("rw-r--r--");
-    JsonNode meta = new ObjectMapper().readTree(file.toFile());
-    assertThat(meta.path("apiVersion").asText()).isEqualTo("metadata.resource.k8s.io/v1alpha1");
-    assertThat(meta.path("kind").asText()).isEqualTo("DeviceMetadata");
-    assertThat(meta.path("podClaimName").asText()).isEqualTo("my-gpus");
-    JsonNode req = meta.path("requests").get(0);
-    assertThat(req.path("name").asText()).isEqualTo("gpu");
-    assertThat(req.path("devices")).hasSize(2);
-    assertThat(req.path("devices").get(0).path("driver").asText()).isEqualTo(DRIVER);
-    assertThat(req.path("devices").get(0).path("name").asText()).isEqualTo("gpu-0");
-    assertThat(req.path("devices").get(0).path("attributes").path("model").path("string").asText())
-        .isEqualTo("H200");
-    JsonNode nic =
-        new ObjectMapper()
-            .readTree(
-                h.pluginDir.resolve("dra-device-metadata/ns_meta/nic/metadata.json").toFile());
-    assertThat(
-            nic.path("requests")
-                .get(0)
-                .path("devices")
-                .get(0)
-                .path("networkData")
-                .path("interfaceName")
-                .asText())
-        .isEqualTo("eth-gpu-2");
-
-    Path spec = h.cdiDir.resolve(DRIVER + "_metadata_" + claim.uid() + "_gpu.json");
-    JsonNode cdi = new ObjectMapper().readTree(spec.toFile());
-    assertThat(cdi.path("kind").asText()).isEqualTo(DRIVER + "/metadata");
-    JsonNode mount = cdi.path("devices").get(0).path("containerEdits").path("mounts").get(0);
-    assertThat(mount.path("hostPath").asText()).isEqualTo(file.toAbsolutePath().toString());
-    assertThat(mount.path("containerPath").asText())
-        .isEqualTo("/var/run/kubernetes.io/dra-device-attributes/meta/gpu/metadata.json");
-    CdiValidators.assertValid(
-        h.cdiDir, r.devices().stream().flatMap(d -> d.cdiDeviceIds().stream()).toList());
-
-    // Repeat: same ids from the checkpoint.
-    assertThat(h.plugin.prepare(List.of(claim)).get(claim.uid())).isEqualTo(r);
-
-    assertThat(h.plugin.unprepare(List.of(claim))).containsEntry(claim.uid(), Optional.empty());
-    assertThat(h.cdiFiles()).isEmpty();
-    assertThat(ClaimsHarness.files(h.pluginDir.resolve("dra-device-metadata"))).isEmpty();
-    assertThat(h.pluginDir.resolve("dra-device-metadata/ns_meta")).doesNotExist();
-    // Serialized through Jackson the same way as the slices publish it.
-    assertThat(
-            KubeJson.mapper().valueToTree(gpu0.attributes()).path("memoryGiB").path("int").asLong())
-        .isEqualTo(141L);
   }
 }

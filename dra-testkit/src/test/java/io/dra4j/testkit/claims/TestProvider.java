@@ -9,6 +9,7 @@ import io.dra4j.api.claim.DeviceException;
 import io.dra4j.api.claim.PrepareResult;
 import io.dra4j.api.claim.PreparedClaim;
 import io.dra4j.api.claim.PreparedDevice;
+import io.dra4j.api.metadata.DeviceMetadata;
 import io.dra4j.api.provider.ConfigType;
 import io.dra4j.api.provider.DeviceProvider;
 import io.dra4j.api.provider.Inventory;
@@ -46,6 +47,7 @@ class TestProvider implements DeviceProvider, TypedConfig {
   volatile Predicate<ClaimAllocation> failPrepare = a -> false;
   volatile boolean failUnprepare;
   volatile Function<AllocatedDevice, Optional<DeviceStatus>> status = d -> Optional.empty();
+  volatile Function<AllocatedDevice, Optional<DeviceMetadata>> metadata = d -> Optional.empty();
 
   /** Characters of an extra variable in every device's edits: a CDI spec that big. */
   volatile int padding;
@@ -111,6 +113,7 @@ class TestProvider implements DeviceProvider, TypedConfig {
       PreparedDevice.Builder b =
           PreparedDevice.builder(d).edits(edits.build()).record("partition", d.device() + "-p");
       status.apply(d).ifPresent(b::status);
+      metadata.apply(d).ifPresent(b::metadata);
       out.add(b.build());
       if (!d.adminAccess()) {
         held.add(d.key());

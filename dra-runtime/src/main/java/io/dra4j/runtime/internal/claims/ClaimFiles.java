@@ -5,6 +5,9 @@ import io.dra4j.api.claim.AllocatedDevice;
 import io.dra4j.api.claim.ClaimRef;
 import io.dra4j.api.claim.DeviceException;
 import io.dra4j.api.claim.PreparedDevice;
+import io.dra4j.api.device.Device;
+import io.dra4j.api.metadata.DeviceMetadata;
+import io.dra4j.api.status.DeviceStatus;
 import io.dra4j.runtime.cdi.CdiSpecDirectories;
 import io.dra4j.runtime.cdi.CdiSpecWriter;
 import io.dra4j.runtime.cdi.ClaimSpec;
@@ -101,13 +104,22 @@ final class ClaimFiles {
   }
 
   private Map<String, String> writeMetadata(ResolvedClaim claim, List<PreparedDevice> devices)
-      throws IOException {
+      throws DeviceException, IOException {
     List<DeviceMetadataFiles.Entry> entries = new ArrayList<>();
     for (PreparedDevice p : devices) {
       AllocatedDevice d = p.device();
+      // What the runtime knows itself: the attributes the device is published with and the
+      // network data of its claim status, with the provider's metadata over them (upstream
+      // writes only what the driver returns, metadata.go:294-302, and recommends the published
+      // attributes, draplugin.go:297-303).
       entries.add(
-          new DeviceMetadataFiles.Entry(
-              d.request(), d.pool(), d.device(), lookup.find(d.pool(), d.device()), p.status()));
+          DeviceMetadataFiles.Entry.of(
+              d.subrequest().map(s -> d.request() + "/" + s).orElse(d.request()),
+              d.pool(),
+              d.device(),
+              lookup.find(d.pool(), d.device()).map(Device::attributes).orElse(Map.of()),
+              p.status().flatMap(DeviceStatus::networkData),
+              p.metadata()));
     }
     Map<String, String> annotations = claim.claim().metadata().annotations();
     Optional<String> podClaimName =
@@ -115,6 +127,21 @@ final class ClaimFiles {
             ? Optional.empty()
             : Optional.ofNullable(annotations.get(POD_CLAIM_NAME_ANNOTATION));
     return metadata.get().write(claim.ref(), podClaimName, entries);
+  }
+
+  /**
+   * Rewrites one request's device metadata with a provider's additions. The caller holds the
+   * claim's lock and has checked that the claim is prepared.
+   *
+   * @throws DeviceException when this driver writes no metadata, or as {@link
+   *     DeviceMetadataFiles#update} says
+   */
+  void updateMetadata(ClaimRef claim, String request, List<DeviceMetadata> devices)
+      throws DeviceException, IOException {
+    if (metadata.isEmpty()) {
+      throw new DeviceException("device metadata is not enabled");
+    }
+    metadata.get().update(claim, request, devices);
   }
 
   /** Removes the files of a recorded claim. Idempotent. */

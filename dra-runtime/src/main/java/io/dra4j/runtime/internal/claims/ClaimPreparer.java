@@ -1,6 +1,8 @@
 package io.dra4j.runtime.internal.claims;
 
 import io.dra4j.api.claim.ClaimRef;
+import io.dra4j.api.claim.DeviceException;
+import io.dra4j.api.metadata.DeviceMetadata;
 import io.dra4j.api.provider.DeviceProvider;
 import io.dra4j.api.provider.ProviderContext;
 import io.dra4j.api.provider.TypedConfig;
@@ -17,6 +19,7 @@ import io.dra4j.runtime.files.AtomicFiles;
 import io.dra4j.runtime.internal.CrashPoints;
 import io.dra4j.runtime.internal.checkpoint.BootId;
 import io.dra4j.runtime.internal.checkpoint.CheckpointStore;
+import io.dra4j.runtime.internal.checkpoint.ClaimCheckpoint;
 import io.dra4j.runtime.report.ClaimStats;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -76,6 +79,8 @@ public final class ClaimPreparer implements NodeService {
   private final ClaimRelease release;
   private final ClaimStatusWriter status;
   private final Recovery recovery;
+  private final Records records;
+  private final ClaimFiles files;
 
   private ClaimPreparer(Builder b, CheckpointStore store) {
     String driver = b.driverName;
@@ -85,17 +90,18 @@ public final class ClaimPreparer implements NodeService {
             ? b.serializer
             : ClaimSerializer.forDriver(b.provider, b.pluginDataDirectory, Optional.empty());
     CdiKind kind = b.cdiKind != null ? b.cdiKind : CdiKind.forDriver(driver);
-    ClaimFiles files =
+    this.files =
         new ClaimFiles(
             new CdiSpecWriter(b.cdiDirectory, kind, new DeviceNodeCheck(b.devRoot)),
             b.deviceMetadata
                 ? Optional.of(
-                    new DeviceMetadataFiles(driver, b.pluginDataDirectory, b.cdiDirectory))
+                    new DeviceMetadataFiles(
+                        driver, b.pluginDataDirectory, b.cdiDirectory, b.deviceMetadataVersions))
                 : Optional.empty(),
             b.lookup,
             b.pluginDataDirectory,
             b.staticCdiDirectory);
-    Records records = new Records(store, b.clock, events);
+    this.records = new Records(store, b.clock, events);
     ProviderCalls provider = new ProviderCalls(b.provider, events);
     this.reader =
         new ClaimReader(
@@ -255,6 +261,35 @@ public final class ClaimPreparer implements NodeService {
     }
   }
 
+  /**
+   * A provider's update of one request's device metadata ({@link
+   * io.dra4j.api.metadata.RequestMetadataWriter}), under the claim's lock so that it never overlaps
+   * a prepare or unprepare of the claim. Only a completed prepare's files are updated.
+   */
+  public void updateRequestMetadata(ClaimRef claim, String request, List<DeviceMetadata> devices)
+      throws DeviceException {
+    try (ClaimSerializer.Pass claimPass = serializer.claims(List.of(claim));
+        var context = events.claim(claim)) {
+      Optional<ClaimCheckpoint> record = records.read(claim.uid());
+      if (record.isEmpty() || !record.get().isCompleted()) {
+        throw DeviceMetadataFiles.notFound(claim, request);
+      }
+      files.updateMetadata(claim, request, devices);
+    } catch (ClaimException | IOException e) {
+      throw new DeviceException(
+          "claim "
+              + claim
+              + ": updating the device metadata of request "
+              + request
+              + ": "
+              + e.getMessage(),
+          e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new DeviceException("interrupted while waiting for claim " + claim, e);
+    }
+  }
+
   /** Enters the driver's lock for a kubelet call, unless the kubelet gave up meanwhile. */
   private ClaimSerializer.Pass enter(NodeCall call) throws IOException, InterruptedException {
     ClaimSerializer.Pass pass = serializer.call(recovery::resync);
@@ -281,6 +316,7 @@ public final class ClaimPreparer implements NodeService {
     private Path devRoot = ProviderContext.DEFAULT_DEV_ROOT;
     private Path bootIdFile = BootId.DEFAULT_FILE;
     private boolean deviceMetadata;
+    private List<String> deviceMetadataVersions = DeviceMetadataStream.DEFAULT_VERSIONS;
     private DeviceLookup lookup = DeviceLookup.none();
     private Clock clock = Clock.systemUTC();
     private ClaimListener listener = ClaimListener.NONE;
@@ -364,6 +400,15 @@ public final class ClaimPreparer implements NodeService {
     /** Writes KEP-5304 device metadata files; default false. */
     public Builder deviceMetadata(boolean value) {
       deviceMetadata = value;
+      return this;
+    }
+
+    /**
+     * The device metadata versions to write, in this order (see {@link
+     * DeviceMetadataStream#checkVersions}). Default: {@link DeviceMetadataStream#DEFAULT_VERSIONS}.
+     */
+    public Builder deviceMetadataVersions(List<String> value) {
+      deviceMetadataVersions = DeviceMetadataStream.checkVersions(value);
       return this;
     }
 

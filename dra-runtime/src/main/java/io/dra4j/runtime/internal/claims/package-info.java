@@ -29,8 +29,12 @@
  *       the status again (it is kept in the record, checkpoint format 2; format 1 kept it under the
  *       recorded key {@code dra4j.io/status} and is migrated on read). A condition keeps its {@code
  *       lastTransitionTime} while its status is unchanged.
- *   <li>Device metadata files use {@code apiVersion: metadata.resource.k8s.io/v1alpha1, kind:
- *       DeviceMetadata}; the group is unconfirmed upstream (one constant to change).
+ *   <li>Device metadata files are written as k8s.io/dynamic-resource-allocation v0.37.2 writes them
+ *       ({@link io.dra4j.runtime.internal.claims.DeviceMetadataFiles}, {@link
+ *       io.dra4j.runtime.internal.claims.DeviceMetadataStream}). They are part of a prepare: a
+ *       write error fails and rolls back the claim (upstream only logs it and answers without the
+ *       metadata CDI device, {@code kubeletplugin/draplugin.go:1326-1330}), so a prepared claim's
+ *       containers always find their file. A provider's update runs under the claim's lock.
  *   <li>Concurrency has one owner, {@link io.dra4j.runtime.internal.claims.ClaimSerializer}, built
  *       per driver from its pod UID and the provider's {@code threadSafe()}; the kubelet server
  *       itself never serializes. A provider that is not thread-safe gets one call at a time. A
