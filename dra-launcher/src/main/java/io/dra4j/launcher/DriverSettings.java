@@ -65,62 +65,198 @@ import picocli.CommandLine.Model.OptionSpec;
  * provider as {@code devices=8} (see each provider's documentation); {@code --config key=value}
  * does the same explicitly.
  *
- * @param driverName DRA driver name
- * @param nodeName this node
- * @param kubeconfig kubeconfig file; empty for in-cluster configuration
- * @param provider which provider to use when several are on the class path
- * @param podUid enables rolling updates when set
- * @param healthPort port of the health/status endpoint; 0 picks one, -1 disables it
- * @param healthAddress the one address the health/status endpoint listens on; empty for every local
- *     address (IPv4 and IPv6)
- * @param kubeApiQps client-side rate limit of API calls per second
- * @param kubeApiBurst burst allowed above the rate
- * @param logLevel the threshold of the launcher's log lines ({@link LineLogging})
- * @param registrarDirectory the kubelet's plugin registry
- * @param pluginDirectory this driver's private directory (sockets, checkpoints, lock)
- * @param cdiDirectory where CDI specs are written
- * @param sysfsRoot the host's /sys as this process sees it
- * @param devRoot the host's /dev as this process sees it
- * @param extendedResourceConflict what to do when a device plugin still serves a name
- * @param healthTaintEffect the effect of taints on unhealthy devices
- * @param healthRecoveryDelay how long a device must stay healthy before its taint is lifted
- * @param deviceMetadata write KEP-5304 metadata files
- * @param deviceMetadataVersions the versions those files hold, in this order, each as {@code
- *     metadata.resource.k8s.io/<version>}
- * @param warmUp exercise the prepare path before registering with the kubelet while another
- *     instance serves it (a rolling update)
- * @param providerConfig provider settings
+ * <p>The settings, each an accessor:
+ *
+ * <ul>
+ *   <li>{@code driverName}: DRA driver name
+ *   <li>{@code nodeName}: this node
+ *   <li>{@code kubeconfig}: kubeconfig file; empty for in-cluster configuration
+ *   <li>{@code provider}: which provider to use when several are on the class path
+ *   <li>{@code podUid}: enables rolling updates when set
+ *   <li>{@code healthPort}: port of the health/status endpoint; 0 picks one, -1 disables it
+ *   <li>{@code healthAddress}: the one address the health/status endpoint listens on; empty for
+ *       every local address (IPv4 and IPv6)
+ *   <li>{@code kubeApiQps}: client-side rate limit of API calls per second
+ *   <li>{@code kubeApiBurst}: burst allowed above the rate
+ *   <li>{@code logLevel}: the threshold of the launcher's log lines ({@link LineLogging})
+ *   <li>{@code registrarDirectory}: the kubelet's plugin registry
+ *   <li>{@code pluginDirectory}: this driver's private directory (sockets, checkpoints, lock)
+ *   <li>{@code cdiDirectory}: where CDI specs are written
+ *   <li>{@code sysfsRoot}: the host's /sys as this process sees it
+ *   <li>{@code devRoot}: the host's /dev as this process sees it
+ *   <li>{@code extendedResourceConflict}: what to do when a device plugin still serves a name
+ *   <li>{@code healthTaintEffect}: the effect of taints on unhealthy devices
+ *   <li>{@code healthRecoveryDelay}: how long a device must stay healthy before its taint is lifted
+ *   <li>{@code deviceMetadata}: write KEP-5304 metadata files
+ *   <li>{@code deviceMetadataVersions}: the versions those files hold, in this order, each as
+ *       {@code metadata.resource.k8s.io/<version>}
+ *   <li>{@code warmUp}: exercise the prepare path before registering with the kubelet while another
+ *       instance serves it (a rolling update)
+ *   <li>{@code providerConfig}: provider settings
+ * </ul>
  */
-public record DriverSettings(
-    String driverName,
-    String nodeName,
-    Optional<Path> kubeconfig,
-    Optional<String> provider,
-    Optional<String> podUid,
-    int healthPort,
-    Optional<InetAddress> healthAddress,
-    Optional<Double> kubeApiQps,
-    Optional<Integer> kubeApiBurst,
-    Level logLevel,
-    Optional<Path> registrarDirectory,
-    Optional<Path> pluginDirectory,
-    Optional<Path> cdiDirectory,
-    Optional<Path> sysfsRoot,
-    Optional<Path> devRoot,
-    Optional<ExtendedResourceGuard.Policy> extendedResourceConflict,
-    Optional<TaintEffect> healthTaintEffect,
-    Optional<Duration> healthRecoveryDelay,
-    Optional<Boolean> deviceMetadata,
-    Optional<List<String>> deviceMetadataVersions,
-    Optional<Boolean> warmUp,
-    Map<String, String> providerConfig) {
+public final class DriverSettings {
+  // A final class, not a record: a flag added in a later release is an added accessor, never a
+  // changed public constructor.
+  private final String driverName;
+  private final String nodeName;
+  private final Optional<Path> kubeconfig;
+  private final Optional<String> provider;
+  private final Optional<String> podUid;
+  private final int healthPort;
+  private final Optional<InetAddress> healthAddress;
+  private final Optional<Double> kubeApiQps;
+  private final Optional<Integer> kubeApiBurst;
+  private final Level logLevel;
+  private final Optional<Path> registrarDirectory;
+  private final Optional<Path> pluginDirectory;
+  private final Optional<Path> cdiDirectory;
+  private final Optional<Path> sysfsRoot;
+  private final Optional<Path> devRoot;
+  private final Optional<ExtendedResourceGuard.Policy> extendedResourceConflict;
+  private final Optional<TaintEffect> healthTaintEffect;
+  private final Optional<Duration> healthRecoveryDelay;
+  private final Optional<Boolean> deviceMetadata;
+  private final Optional<List<String>> deviceMetadataVersions;
+  private final Optional<Boolean> warmUp;
+  private final Map<String, String> providerConfig;
 
   /** The port of the health/status endpoint when {@code --health-port} does not say. */
   public static final int DEFAULT_HEALTH_PORT = 8081;
 
-  public DriverSettings {
-    deviceMetadataVersions = deviceMetadataVersions.map(List::copyOf);
-    providerConfig = Collections.unmodifiableMap(new TreeMap<>(providerConfig));
+  private DriverSettings(
+      String driverName,
+      String nodeName,
+      Optional<Path> kubeconfig,
+      Optional<String> provider,
+      Optional<String> podUid,
+      int healthPort,
+      Optional<InetAddress> healthAddress,
+      Optional<Double> kubeApiQps,
+      Optional<Integer> kubeApiBurst,
+      Level logLevel,
+      Optional<Path> registrarDirectory,
+      Optional<Path> pluginDirectory,
+      Optional<Path> cdiDirectory,
+      Optional<Path> sysfsRoot,
+      Optional<Path> devRoot,
+      Optional<ExtendedResourceGuard.Policy> extendedResourceConflict,
+      Optional<TaintEffect> healthTaintEffect,
+      Optional<Duration> healthRecoveryDelay,
+      Optional<Boolean> deviceMetadata,
+      Optional<List<String>> deviceMetadataVersions,
+      Optional<Boolean> warmUp,
+      Map<String, String> providerConfig) {
+    this.driverName = driverName;
+    this.nodeName = nodeName;
+    this.kubeconfig = kubeconfig;
+    this.provider = provider;
+    this.podUid = podUid;
+    this.healthPort = healthPort;
+    this.healthAddress = healthAddress;
+    this.kubeApiQps = kubeApiQps;
+    this.kubeApiBurst = kubeApiBurst;
+    this.logLevel = logLevel;
+    this.registrarDirectory = registrarDirectory;
+    this.pluginDirectory = pluginDirectory;
+    this.cdiDirectory = cdiDirectory;
+    this.sysfsRoot = sysfsRoot;
+    this.devRoot = devRoot;
+    this.extendedResourceConflict = extendedResourceConflict;
+    this.healthTaintEffect = healthTaintEffect;
+    this.healthRecoveryDelay = healthRecoveryDelay;
+    this.deviceMetadata = deviceMetadata;
+    this.warmUp = warmUp;
+    this.deviceMetadataVersions = deviceMetadataVersions.map(List::copyOf);
+    this.providerConfig = Collections.unmodifiableMap(new TreeMap<>(providerConfig));
+  }
+
+  public String driverName() {
+    return driverName;
+  }
+
+  public String nodeName() {
+    return nodeName;
+  }
+
+  public Optional<Path> kubeconfig() {
+    return kubeconfig;
+  }
+
+  public Optional<String> provider() {
+    return provider;
+  }
+
+  public Optional<String> podUid() {
+    return podUid;
+  }
+
+  public int healthPort() {
+    return healthPort;
+  }
+
+  public Optional<InetAddress> healthAddress() {
+    return healthAddress;
+  }
+
+  public Optional<Double> kubeApiQps() {
+    return kubeApiQps;
+  }
+
+  public Optional<Integer> kubeApiBurst() {
+    return kubeApiBurst;
+  }
+
+  public Level logLevel() {
+    return logLevel;
+  }
+
+  public Optional<Path> registrarDirectory() {
+    return registrarDirectory;
+  }
+
+  public Optional<Path> pluginDirectory() {
+    return pluginDirectory;
+  }
+
+  public Optional<Path> cdiDirectory() {
+    return cdiDirectory;
+  }
+
+  public Optional<Path> sysfsRoot() {
+    return sysfsRoot;
+  }
+
+  public Optional<Path> devRoot() {
+    return devRoot;
+  }
+
+  public Optional<ExtendedResourceGuard.Policy> extendedResourceConflict() {
+    return extendedResourceConflict;
+  }
+
+  public Optional<TaintEffect> healthTaintEffect() {
+    return healthTaintEffect;
+  }
+
+  public Optional<Duration> healthRecoveryDelay() {
+    return healthRecoveryDelay;
+  }
+
+  public Optional<Boolean> deviceMetadata() {
+    return deviceMetadata;
+  }
+
+  public Optional<List<String>> deviceMetadataVersions() {
+    return deviceMetadataVersions;
+  }
+
+  public Optional<Boolean> warmUp() {
+    return warmUp;
+  }
+
+  public Map<String, String> providerConfig() {
+    return providerConfig;
   }
 
   /**
