@@ -229,8 +229,11 @@ class DriverGuardAndHealthTest {
       assertThat(plugin.unprepare(List.of())).isEmpty();
       long gets = api.requests("get", "resourceclaims");
       assertThat(gets).isPositive();
-      assertThat(api.requests("patch", "resourceclaims/status")).isEqualTo(gets);
-      assertThat(api.writes("resourceclaims")).isEqualTo(gets);
+      // Each probe is a GET, then its status apply; the warm-up's deadline may fall between the
+      // two of the last probe on a busy machine, so that one apply may be missing.
+      long patches = api.requests("patch", "resourceclaims/status");
+      assertThat(patches).isBetween(gets - 1, gets);
+      assertThat(api.writes("resourceclaims")).isEqualTo(patches);
       assertThat(api.objects(ResourceClaim.TYPE)).isEmpty();
     }
   }
