@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * The whole ResourceClaim as the runtime read it for this prepare, read-only: what a Go driver gets
@@ -19,7 +20,7 @@ public final class ClaimView {
   private final long generation;
   private final Map<String, String> labels;
   private final Map<String, String> annotations;
-  private final String specJson;
+  private final Supplier<String> specJson;
   private final List<ClaimConsumer> reservedFor;
   private final Optional<NodeSelector> nodeSelector;
   private final Optional<Instant> allocationTimestamp;
@@ -29,7 +30,21 @@ public final class ClaimView {
     this.generation = b.generation;
     this.labels = Map.copyOf(b.labels);
     this.annotations = Map.copyOf(b.annotations);
-    this.specJson = b.specJson;
+    Supplier<String> spec = b.specJson;
+    // Computed once, when first asked: most providers never read it, and writing a spec as JSON
+    // costs a prepare its first Jackson serializers right after start.
+    this.specJson =
+        new Supplier<>() {
+          private String value;
+
+          @Override
+          public synchronized String get() {
+            if (value == null) {
+              value = Objects.requireNonNull(spec.get(), "specJson");
+            }
+            return value;
+          }
+        };
     this.reservedFor = List.copyOf(b.reservedFor);
     this.nodeSelector = b.nodeSelector;
     this.allocationTimestamp = b.allocationTimestamp;
@@ -61,10 +76,11 @@ public final class ClaimView {
   }
 
   /**
-   * {@code spec} (requests, constraints, configs) as JSON, exactly as the API server returned it.
+   * {@code spec} (requests, constraints, configs) as JSON: what the API server returned, written
+   * again from dra4j's model (fields this version does not model are kept), when first asked.
    */
   public String specJson() {
-    return specJson;
+    return specJson.get();
   }
 
   /** {@code status.reservedFor}: the consumers the claim is reserved for, in the server's order. */
@@ -89,7 +105,7 @@ public final class ClaimView {
         && generation == v.generation
         && labels.equals(v.labels)
         && annotations.equals(v.annotations)
-        && specJson.equals(v.specJson)
+        && specJson().equals(v.specJson())
         && reservedFor.equals(v.reservedFor)
         && nodeSelector.equals(v.nodeSelector)
         && allocationTimestamp.equals(v.allocationTimestamp);
@@ -102,7 +118,7 @@ public final class ClaimView {
         generation,
         labels,
         annotations,
-        specJson,
+        specJson(),
         reservedFor,
         nodeSelector,
         allocationTimestamp);
@@ -122,7 +138,7 @@ public final class ClaimView {
     private long generation;
     private Map<String, String> labels = Map.of();
     private Map<String, String> annotations = Map.of();
-    private String specJson = "{}";
+    private Supplier<String> specJson = () -> "{}";
     private List<ClaimConsumer> reservedFor = List.of();
     private Optional<NodeSelector> nodeSelector = Optional.empty();
     private Optional<Instant> allocationTimestamp = Optional.empty();
@@ -147,6 +163,13 @@ public final class ClaimView {
     }
 
     public Builder specJson(String value) {
+      Objects.requireNonNull(value, "specJson");
+      specJson = () -> value;
+      return this;
+    }
+
+    /** The spec as JSON, computed when {@link ClaimView#specJson()} is first called (once). */
+    public Builder specJson(Supplier<String> value) {
       specJson = Objects.requireNonNull(value, "specJson");
       return this;
     }

@@ -17,6 +17,7 @@ import io.dra4j.kube.ObjectMeta;
 import io.dra4j.kube.RequestNames;
 import io.dra4j.kube.ResourceClaim;
 import io.dra4j.kube.ResourceClaimConsumerReference;
+import io.dra4j.kube.ResourceClaimSpec;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -66,11 +67,15 @@ record ResolvedClaim(
             .generation(meta.generation())
             .labels(meta.labels() == null ? Map.of() : meta.labels())
             .annotations(meta.annotations() == null ? Map.of() : meta.annotations());
-    try {
-      b.specJson(KubeJson.mapper().writeValueAsString(claim.spec()));
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("the claim's spec cannot be written as JSON: " + e, e);
-    }
+    ResourceClaimSpec spec = claim.spec();
+    b.specJson(
+        () -> {
+          try {
+            return KubeJson.mapper().writeValueAsString(spec);
+          } catch (JsonProcessingException e) {
+            throw new IllegalStateException("the claim's spec cannot be written as JSON: " + e, e);
+          }
+        });
     List<ClaimConsumer> consumers = new ArrayList<>();
     for (ResourceClaimConsumerReference c : claim.status().reservedFor()) {
       consumers.add(
