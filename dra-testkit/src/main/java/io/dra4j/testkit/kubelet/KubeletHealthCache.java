@@ -1,5 +1,6 @@
 package io.dra4j.testkit.kubelet;
 
+import io.dra4j.api.health.DeviceHealth;
 import io.dra4j.api.health.HealthStatus;
 import java.time.Duration;
 import java.time.Instant;
@@ -34,8 +35,11 @@ import java.util.Set;
  */
 public final class KubeletHealthCache {
 
-  /** The kubelet's {@code DefaultHealthTimeout} ({@code healthinfo.go:33}). */
-  public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
+  /**
+   * The kubelet's {@code DefaultHealthTimeout} ({@code healthinfo.go:33}), owned by {@link
+   * DeviceHealth#KUBELET_DEFAULT_HEALTH_CHECK_TIMEOUT}.
+   */
+  public static final Duration DEFAULT_TIMEOUT = DeviceHealth.KUBELET_DEFAULT_HEALTH_CHECK_TIMEOUT;
 
   /** The kubelet's {@code maxDevicesPerDriver} ({@code healthinfo.go:44}). */
   public static final int MAX_DEVICES = 16384;
