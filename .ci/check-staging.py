@@ -174,7 +174,7 @@ def check_consumer(staging, version):
             problem("bom-consumer: the build failed:\n" + (result.stdout + result.stderr)[-4000:])
             return
         # What the consumer names, and what the runtime brings along.
-        for artifact in ("dra-api", "dra-kube", "dra-cel", "dra-runtime", "dra-testkit"):
+        for artifact in ("dra-api", "dra-kube", "dra-cel", "dra-validation", "dra-runtime", "dra-testkit"):
             marker = head / "io" / "dra4j" / artifact / version / "_remote.repositories"
             if not marker.is_file() or "dra4j-staging" not in marker.read_text():
                 problem(f"bom-consumer: {artifact} was not resolved from the staging folder")

@@ -9,6 +9,7 @@ module io.dra4j.launcher {
   requires transitive org.slf4j;
   requires transitive info.picocli;
   requires io.dra4j.cel;
+  requires io.dra4j.validation;
   requires io.prometheus.metrics.core;
   requires io.prometheus.metrics.exporter.httpserver;
   requires io.prometheus.metrics.instrumentation.jvm;

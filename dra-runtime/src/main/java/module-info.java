@@ -9,6 +9,7 @@ module io.dra4j.runtime {
   requires transitive io.dra4j.api;
   requires transitive io.dra4j.kube;
   requires io.dra4j.cel;
+  requires io.dra4j.validation;
   requires com.google.common;
   requires com.google.protobuf;
   requires io.grpc;

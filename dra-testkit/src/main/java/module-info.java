@@ -8,6 +8,7 @@ module io.dra4j.testkit {
   requires transitive io.dra4j.kube;
   requires transitive jdk.httpserver;
   requires io.dra4j.cel;
+  requires io.dra4j.validation;
   requires com.fasterxml.jackson.datatype.jdk8;
   requires info.picocli;
   requires transitive io.grpc;

@@ -10,7 +10,7 @@ import io.dra4j.kube.KubeNames;
 import io.dra4j.kube.ObjectMeta;
 import io.dra4j.launcher.DriverFlags.Flag;
 import io.dra4j.runtime.extendedresource.ExtendedResourceNames;
-import io.dra4j.runtime.internal.slices.PoolValidator;
+import io.dra4j.validation.PoolValidator;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;

@@ -7,9 +7,10 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
 /**
- * The test kit may build on dra4j's internals (its allocator uses dra-cel and the core's slice
- * validation, so the two decide alike), but its users see exported types only: no public signature
- * of the test kit names an internal type, and its descriptor exports every package it has.
+ * The test kit may build on dra4j's internals (its allocator uses dra-cel and its slice checks
+ * dra-validation, so they decide as the core does), but its users see exported types only: no
+ * public signature of the test kit names an internal type, and its descriptor exports every package
+ * it has.
  */
 class PublicSurfaceTest {
   private static final Path CLASSES = Path.of("target/classes");

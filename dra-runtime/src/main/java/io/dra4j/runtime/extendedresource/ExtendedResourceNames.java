@@ -2,7 +2,7 @@ package io.dra4j.runtime.extendedresource;
 
 import io.dra4j.kube.DeviceClass;
 import io.dra4j.kube.KubeNames;
-import io.dra4j.runtime.internal.slices.Limits;
+import io.dra4j.validation.Limits;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;

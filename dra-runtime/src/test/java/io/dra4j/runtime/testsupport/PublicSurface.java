@@ -36,17 +36,18 @@ public final class PublicSurface {
 
   /**
    * dra4j's packages that are not API: those its module descriptors export only to dra4j's own
-   * modules (any {@code .internal} package, dra-cel, the classes generated from the kubelet's
-   * .proto files).
+   * modules (any {@code .internal} package, dra-cel, dra-validation, the classes generated from the
+   * kubelet's .proto files).
    */
   public static final Predicate<Class<?>> INTERNAL = c -> isInternal(c.getPackageName());
 
   private static final Pattern INTERNAL_PACKAGE =
-      Pattern.compile("io\\.dra4j\\.((cel|proto)(\\..+)?|[a-z0-9.]+\\.internal(\\..+)?)");
+      Pattern.compile(
+          "io\\.dra4j\\.((cel|proto|validation)(\\..+)?|[a-z0-9.]+\\.internal(\\..+)?)");
 
   /** How an internal class is named inside a class file. */
   private static final Pattern INTERNAL_IN_CLASS_FILE =
-      Pattern.compile("io/dra4j/((cel|proto)/|[a-z0-9/]+/internal/)");
+      Pattern.compile("io/dra4j/((cel|proto|validation)/|[a-z0-9/]+/internal/)");
 
   private final List<Class<?>> visible;
 

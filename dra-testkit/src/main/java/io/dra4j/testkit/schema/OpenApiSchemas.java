@@ -33,7 +33,7 @@ import java.util.TreeMap;
  * values are label values.
  *
  * <p>Not checked: the API server's semantic validation (limits, name rules of fields); that is what
- * {@code io.dra4j.runtime.internal.slices.PoolValidator} and friends are for.
+ * {@code io.dra4j.validation.PoolValidator} and friends are for.
  *
  * <pre>{@code
  * OpenApiSchemas.resourceV1().assertValid("io.k8s.api.resource.v1.ResourceSlice", slice);

@@ -1,5 +1,7 @@
 package io.dra4j.runtime.internal.slices;
 
+import io.dra4j.validation.PoolValidation;
+
 /**
  * What a {@link SlicePublisher} reports besides its counters. Callbacks run on the publisher's
  * worker thread: keep them short, and do not wait for the publisher in them ({@link

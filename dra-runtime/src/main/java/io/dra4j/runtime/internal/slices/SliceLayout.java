@@ -6,6 +6,7 @@ import io.dra4j.api.device.NodeSelector;
 import io.dra4j.api.provider.Pool;
 import io.dra4j.api.provider.SkipNodeOperation;
 import io.dra4j.kube.ResourceSliceSpec;
+import io.dra4j.validation.Limits;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package io.dra4j.runtime.internal.slices;
+package io.dra4j.validation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.dra4j.runtime.internal.slices;
+package io.dra4j.validation;
 
 import io.dra4j.api.device.CapacityRequestPolicy;
 import io.dra4j.api.device.Quantity;

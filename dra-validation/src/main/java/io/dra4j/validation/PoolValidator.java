@@ -1,4 +1,4 @@
-package io.dra4j.runtime.internal.slices;
+package io.dra4j.validation;
 
 import io.dra4j.api.device.Counter;
 import io.dra4j.api.device.CounterSet;
@@ -51,9 +51,9 @@ import java.util.regex.Pattern;
  *   <li>Capacity request policy values are checked with exact decimal arithmetic. Fractional {@code
  *       validRange} values need Kubernetes 1.37 (DRAFractionalCapacityRange): they are a warning
  *       when exact in milli-units and an error otherwise.
- *   <li>Per-slice limits on the number of devices and counter sets are not pool limits: {@link
- *       SliceLayout} splits any number of devices and counter sets into slices within the limits,
- *       so they are not checked here.
+ *   <li>Per-slice limits on the number of devices and counter sets are not pool limits: the
+ *       publisher's layout ({@code io.dra4j.runtime.internal.slices.SliceLayout}) splits any number
+ *       of devices and counter sets into slices within the limits, so they are not checked here.
  * </ul>
  *
  * <p>The result of each pool is independent of other pools, so one bad pool does not stop the

@@ -1,4 +1,4 @@
-package io.dra4j.runtime.internal.slices;
+package io.dra4j.validation;
 
 /**
  * The resource.k8s.io/v1 ResourceSlice limits dra4j enforces: the strictest values of Kubernetes

@@ -1,4 +1,4 @@
-package io.dra4j.runtime.internal.slices;
+package io.dra4j.validation;
 
 import java.util.Objects;
 import java.util.Optional;
