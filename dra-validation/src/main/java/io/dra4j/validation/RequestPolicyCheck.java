@@ -15,12 +15,12 @@ import java.util.Optional;
 final class RequestPolicyCheck {
   private static final BigDecimal MAX_INT64 = BigDecimal.valueOf(Long.MAX_VALUE);
 
-  private final PoolValidator.Report r;
+  private final Report r;
   private final Optional<String> dev;
   private final String path;
   private final Quantity capacity;
 
-  RequestPolicyCheck(PoolValidator.Report r, Optional<String> dev, String path, Quantity capacity) {
+  RequestPolicyCheck(Report r, Optional<String> dev, String path, Quantity capacity) {
     this.r = r;
     this.dev = dev;
     this.path = path;
