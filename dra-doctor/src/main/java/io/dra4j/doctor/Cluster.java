@@ -197,6 +197,18 @@ final class Cluster {
     return devices.stream().filter(d -> d.usableOn(node)).toList();
   }
 
+  /**
+   * Whether node-specific sections cover a node: every node, or with {@code --node} only that one.
+   */
+  static boolean inScope(Optional<String> scope, String node) {
+    return scope.map(node::equals).orElse(true);
+  }
+
+  /** The name of the DeviceClass the scheduler maps an extended resource name to, which it must. */
+  String className(String name) {
+    return mapping.effective().get(name).metadata().name();
+  }
+
   // ---------------------------------------------------------------------------------------------
   // Names
 
