@@ -1,17 +1,13 @@
 package io.dra4j.runtime;
 
-import io.dra4j.api.binding.DeviceBinding;
-import io.dra4j.api.device.Device;
 import io.dra4j.api.device.TaintEffect;
 import io.dra4j.api.health.HealthReporting;
 import io.dra4j.api.metadata.MetadataUpdating;
 import io.dra4j.api.provider.DeviceEnricher;
 import io.dra4j.api.provider.DeviceProvider;
-import io.dra4j.api.provider.Inventory;
 import io.dra4j.api.provider.Pool;
 import io.dra4j.api.provider.ProviderContext;
 import io.dra4j.kube.KubeClient;
-import io.dra4j.kube.internal.Backoff;
 import io.dra4j.runtime.cdi.CdiSpecWriter;
 import io.dra4j.runtime.errors.DriverError;
 import io.dra4j.runtime.errors.DriverErrorHandler;
@@ -19,7 +15,6 @@ import io.dra4j.runtime.errors.MissingSettingException;
 import io.dra4j.runtime.extendedresource.ExtendedResourceGuard;
 import io.dra4j.runtime.extendedresource.GuardReport;
 import io.dra4j.runtime.files.AtomicFiles;
-import io.dra4j.runtime.internal.claims.BindingController;
 import io.dra4j.runtime.internal.claims.ClaimPreparer;
 import io.dra4j.runtime.internal.claims.DeviceMetadataStream;
 import io.dra4j.runtime.internal.claims.RecoveryReport;
@@ -39,18 +34,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -146,13 +134,6 @@ import org.slf4j.LoggerFactory;
 public final class DraDriver implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(DraDriver.class);
 
-  /**
-   * After a failed discovery: 1 s doubling to 60 s, without jitter (a discovery fails on this node
-   * alone, there is no shared server whose clients would retry in lockstep).
-   */
-  private static final Backoff.Policy DISCOVERY_BACKOFF =
-      new Backoff.Policy(Duration.ofSeconds(1), Duration.ofSeconds(60), 0, Duration.ZERO);
-
   private enum State {
     NEW,
     STARTING,
@@ -162,8 +143,6 @@ public final class DraDriver implements AutoCloseable {
 
   private final Settings settings;
   private final DriverObserver observer;
-  private final ScheduledExecutorService inventoryThread;
-  private final AtomicBoolean publishQueued = new AtomicBoolean();
   private final Object lifecycle = new Object();
   private final CountDownLatch terminated = new CountDownLatch(1);
 
@@ -175,28 +154,12 @@ public final class DraDriver implements AutoCloseable {
   private volatile SlicePublisher publisher;
   private volatile ClaimPreparer preparer;
   private volatile KubeletPluginServer server;
-  private volatile BindingController binding;
-
-  // Touched on the inventory thread only, except reads for status.
-  private volatile Optional<List<Pool>> discovered = Optional.empty();
-  private volatile List<Pool> published = List.of();
-  private volatile boolean guardSynced;
-  private final Backoff discoveryBackoff = new Backoff(DISCOVERY_BACKOFF);
+  private volatile InventoryLoop inventory;
 
   private volatile Optional<String> fatalReason = Optional.empty();
 
   private DraDriver(Settings settings) {
     this.settings = settings;
-    ScheduledThreadPoolExecutor executor =
-        new ScheduledThreadPoolExecutor(
-            1,
-            r -> {
-              Thread t = new Thread(r, "dra4j-inventory");
-              t.setDaemon(true);
-              return t;
-            });
-    executor.setRemoveOnCancelPolicy(true);
-    this.inventoryThread = executor;
     this.observer = settings.observer;
     observer.bind(new MetricsSource());
   }
@@ -276,7 +239,10 @@ public final class DraDriver implements AutoCloseable {
             .syncObserver(observer.publisherSyncs())
             .errorHandler(this::report)
             .build();
-    preparer = PreparePath.preparer(s, this::lookup, false, observer.claims(), this::report);
+    inventory =
+        new InventoryLoop(
+            s, context, health, guard, publisher, this::report, () -> state == State.CLOSED);
+    preparer = PreparePath.preparer(s, inventory::lookup, false, observer.claims(), this::report);
     RecoveryReport recovery = preparer.recover();
     LOG.info("driver {} on node {}: claim state recovered: {}", s.driverName, s.nodeName, recovery);
     if (s.provider instanceof MetadataUpdating updating) {
@@ -287,7 +253,7 @@ public final class DraDriver implements AutoCloseable {
 
     // The SPI promises discover before any prepare, so it runs before the kubelet can call; on
     // the inventory thread, like every later discovery, so two never overlap.
-    onInventoryThread(this::discover);
+    inventory.discover();
     long tDiscovered = System.nanoTime();
     // The API work starts before the warm-up, not after the registration: the guard's first
     // reads, the publisher's first writes and the client's TLS handshake then overlap with the
@@ -295,7 +261,7 @@ public final class DraDriver implements AutoCloseable {
     // policy, a conflict now stops the driver before it ever registers.
     guard.start();
     publisher.start();
-    inventoryThread.execute(this::awaitGuardThenPublish);
+    inventory.publishOnceGuardSynced();
     // A warm-up before registering pays off only while another instance serves the kubelet (a
     // rolling update): the old one answers meanwhile, and no call meets this cold JVM. After a
     // crash or on a fresh node the kubelet's calls wait for this registration, and a warm-up
@@ -358,187 +324,24 @@ public final class DraDriver implements AutoCloseable {
     }
   }
 
-  private void onInventoryThread(Runnable task) throws IOException, InterruptedException {
-    try {
-      inventoryThread.submit(task).get();
-    } catch (ExecutionException e) {
-      throw new IOException("discovery failed: " + e.getCause(), e.getCause());
-    }
-  }
-
   private static long millis(long from, long to) {
     return (to - from) / 1_000_000;
   }
 
-  /**
-   * The guard must know the DeviceClasses and the Node before anything is published under its
-   * {@code wait} and {@code fail} policies (under {@code fail}, a conflict stops the driver before
-   * it published the devices in conflict); {@code warn} publishes at once.
-   */
-  private void awaitGuardThenPublish() {
-    try {
-      if (settings.extendedResourcePolicy != ExtendedResourceGuard.Policy.WARN) {
-        while (state != State.CLOSED && !guard.awaitSynced(Duration.ofSeconds(10))) {
-          LOG.warn(
-              "not publishing yet: waiting to read the DeviceClasses and node {} (policy {})",
-              settings.nodeName,
-              settings.extendedResourcePolicy.name().toLowerCase(Locale.ROOT));
-        }
-      }
-      guardSynced = true;
-      publishNow();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  /** The provider said its devices changed: discover again, then republish. */
+  /** The provider said its devices changed (ignored before the loop exists: discovery follows). */
   private void inventoryChanged() {
-    if (state == State.CLOSED) {
-      return;
-    }
-    runOnInventoryThread(
-        () -> {
-          discover();
-          publishNow();
-        });
-  }
-
-  /** Queues work for the inventory thread; after close there is nothing left to do. */
-  private void runOnInventoryThread(Runnable task) {
-    try {
-      inventoryThread.execute(task);
-    } catch (RejectedExecutionException e) {
-      LOG.debug("driver {} closed: {} dropped", settings.driverName, task);
+    InventoryLoop l = inventory;
+    if (l != null) {
+      l.changed();
     }
   }
 
-  /** Runs on the inventory thread. */
-  private void discover() {
-    Inventory inventory;
-    try {
-      inventory = settings.provider.discover(context);
-      discoveryBackoff.reset();
-    } catch (Exception e) {
-      // Keep what was published before: a transient failure (a GPU driver still loading) must
-      // never publish an empty inventory over the node's slices.
-      long delay = discoveryBackoff.next().toSeconds();
-      report(
-          DriverError.recoverable(
-              DriverError.Source.DISCOVERY,
-              "discovery by provider "
-                  + settings.provider.name()
-                  + " failed (retrying in "
-                  + delay
-                  + " s): "
-                  + e,
-              e));
-      if (state != State.CLOSED) {
-        inventoryThread.schedule(this::inventoryChanged, delay, TimeUnit.SECONDS);
-      }
-      return;
-    }
-    List<Pool> pools = new ArrayList<>();
-    for (Pool pool : inventory.pools()) {
-      List<Device> devices = new ArrayList<>(pool.devices().size());
-      for (Device d : pool.devices()) {
-        devices.add(enrich(pool.name(), d));
-      }
-      pools.add(pool.withDevices(devices));
-    }
-    List<Pool> result = List.copyOf(pools);
-    discovered = Optional.of(result);
-    health.ifPresent(h -> h.setDevices(result));
-    LOG.info(
-        "discovered {} devices in {} pools",
-        pools.stream().mapToInt(p -> p.devices().size()).sum(),
-        pools.size());
-  }
-
-  private Device enrich(String pool, Device device) {
-    Device d = device;
-    for (DeviceEnricher e : settings.enrichers) {
-      try {
-        d = e.enrich(pool, d);
-      } catch (RuntimeException ex) {
-        // One device's enrichment failure never costs the others their attributes.
-        report(
-            DriverError.recoverable(
-                DriverError.Source.DISCOVERY,
-                "enricher "
-                    + e.getClass().getSimpleName()
-                    + " failed on device "
-                    + pool
-                    + "/"
-                    + device.name()
-                    + ": "
-                    + ex,
-                ex));
-      }
-    }
-    return d;
-  }
-
+  /** The health hub's taints or the guard's decisions changed. */
   private void requestPublish() {
-    if (state == State.CLOSED || !publishQueued.compareAndSet(false, true)) {
-      return;
+    InventoryLoop l = inventory;
+    if (l != null) {
+      l.requestPublish();
     }
-    runOnInventoryThread(
-        () -> {
-          publishQueued.set(false);
-          publishNow();
-        });
-  }
-
-  /** Runs on the inventory thread. */
-  private void publishNow() {
-    // Nothing is published before the first successful discovery (an empty list would delete
-    // the node's slices) or before the guard knows what it guards.
-    if (state == State.CLOSED || !guardSynced || discovered.isEmpty()) {
-      return;
-    }
-    List<Pool> pools = discovered.get();
-    guard.setDevices(pools);
-    if (health.isPresent()) {
-      pools = health.get().applyTaints(pools);
-    }
-    pools = guard.filter(pools);
-    published = pools;
-    publisher.publish(pools);
-    startBindingIfNeeded(pools);
-  }
-
-  /**
-   * Binding conditions need a watch on every claim of the cluster: started only once this driver
-   * publishes a device with binding conditions and its provider reports them. Runs on the inventory
-   * thread.
-   */
-  private void startBindingIfNeeded(List<Pool> pools) {
-    if (binding != null || !(settings.provider instanceof DeviceBinding provider)) {
-      return;
-    }
-    boolean needed =
-        pools.stream()
-            .flatMap(p -> p.devices().stream())
-            .anyMatch(d -> !d.bindingConditions().isEmpty());
-    if (needed) {
-      binding =
-          BindingController.start(
-              settings.driverName, settings.nodeName, settings.kubeClient, provider);
-    }
-  }
-
-  private Optional<Device> lookup(String pool, String device) {
-    for (Pool p : discovered.orElse(List.of())) {
-      if (p.name().equals(pool)) {
-        for (Device d : p.devices()) {
-          if (d.name().equals(device)) {
-            return Optional.of(d);
-          }
-        }
-      }
-    }
-    return Optional.empty();
   }
 
   private void registrationChanged(RegistrationStatus status) {
@@ -629,7 +432,8 @@ public final class DraDriver implements AutoCloseable {
 
   /** What was handed to the publisher last: discovered, enriched, tainted, filtered. */
   public List<Pool> publishedInventory() {
-    return published;
+    InventoryLoop l = inventory;
+    return l == null ? List.of() : l.published();
   }
 
   /**
@@ -638,20 +442,8 @@ public final class DraDriver implements AutoCloseable {
    * @return false on timeout
    */
   public boolean awaitPublished(Duration timeout) throws InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (!guardSynced || discovered.isEmpty() || publishQueued.get()) {
-      if (System.nanoTime() > deadline || state == State.CLOSED) {
-        return false;
-      }
-      Thread.sleep(10);
-    }
-    // Let the inventory thread hand its latest state to the publisher first.
-    CountDownLatch drained = new CountDownLatch(1);
-    inventoryThread.execute(drained::countDown);
-    if (!drained.await(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
-      return false;
-    }
-    return publisher.awaitIdle(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
+    InventoryLoop l = inventory;
+    return l != null && l.awaitPublished(timeout);
   }
 
   /** Slice publishing counters; empty before start. */
@@ -689,17 +481,10 @@ public final class DraDriver implements AutoCloseable {
     }
     LOG.info("driver {} stopping", settings.driverName);
     closeQuietly(server);
-    inventoryThread.shutdownNow();
-    try {
-      if (!inventoryThread.awaitTermination(10, TimeUnit.SECONDS)) {
-        LOG.warn("the inventory thread did not stop within 10 s");
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    // Before the guard and the publisher it feeds; it also stops the binding controller.
+    closeQuietly(inventory);
     closeQuietly(guard);
     closeQuietly(publisher);
-    closeQuietly(binding);
     // The provider first: its health monitor still reports into the hub until it stops.
     closeQuietly(settings.provider);
     health.ifPresent(DraDriver::closeQuietly);
@@ -735,7 +520,7 @@ public final class DraDriver implements AutoCloseable {
 
     @Override
     public List<Pool> publishedInventory() {
-      return published;
+      return DraDriver.this.publishedInventory();
     }
 
     @Override
@@ -765,7 +550,7 @@ public final class DraDriver implements AutoCloseable {
     }
   }
 
-  private static void closeQuietly(AutoCloseable c) {
+  static void closeQuietly(AutoCloseable c) {
     if (c == null) {
       return;
     }
