@@ -79,6 +79,7 @@ public final class SlicePublisher implements AutoCloseable {
   private final Backoff.Policy backoff;
   private final Duration resyncDelay;
   private final PublishOutlet outlet;
+  private final SliceInformers informers;
 
   // Shared between callers, informer threads and the worker; guarded by lock.
   private final Object lock = new Object();
@@ -92,7 +93,6 @@ public final class SlicePublisher implements AutoCloseable {
   private boolean listed;
   private boolean started;
   private boolean closed;
-  private final SliceInformers informers;
 
   // Owned by the worker thread.
   private final Thread worker;
