@@ -1,43 +1,30 @@
 package io.dra4j.runtime.extendedresource;
 
 import io.dra4j.api.device.Device;
-import io.dra4j.api.device.Quantity;
 import io.dra4j.api.provider.Pool;
 import io.dra4j.cel.CelSelectors;
 import io.dra4j.kube.DeviceClass;
-import io.dra4j.kube.Informer;
-import io.dra4j.kube.InformerHandler;
 import io.dra4j.kube.KubeClient;
-import io.dra4j.kube.ListOptions;
 import io.dra4j.kube.Node;
 import io.dra4j.runtime.errors.DriverError;
 import io.dra4j.runtime.errors.DriverErrorHandler;
 import io.dra4j.runtime.extendedresource.GuardReport.Conflict;
 import io.dra4j.runtime.extendedresource.GuardReport.DeviceRef;
-import io.dra4j.runtime.extendedresource.GuardReport.Duplicate;
-import io.dra4j.runtime.extendedresource.GuardReport.NameStatus;
-import io.dra4j.runtime.extendedresource.GuardReport.Phase;
-import io.dra4j.runtime.extendedresource.GuardReport.UnusableName;
 import io.dra4j.runtime.internal.extendedresource.GuardEvaluator;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
-import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
@@ -97,9 +84,6 @@ public final class ExtendedResourceGuard implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(ExtendedResourceGuard.class);
 
-  /** How many device names a log line lists before it says "and N more". */
-  private static final int LOGGED_DEVICES = 8;
-
   /** What the guard does when a name is served both ways on this node. */
   public enum Policy {
     /** Hold the affected devices back until the device plugin stops serving the name. */
@@ -128,7 +112,6 @@ public final class ExtendedResourceGuard implements AutoCloseable {
   /** What a conflict does unless the driver is told otherwise: never serve a name twice. */
   public static final Policy DEFAULT_POLICY = Policy.WAIT;
 
-  private final KubeClient client;
   private final String driverName;
   private final String nodeName;
   private final Policy policy;
@@ -136,16 +119,16 @@ public final class ExtendedResourceGuard implements AutoCloseable {
   /** The CEL compiler and its cache, shared with every other user in the JVM. */
   private final CelSelectors selectors = CelSelectors.shared();
 
-  private final Duration logInterval;
-  private final Clock clock;
   private final DriverErrorHandler errorHandler;
   private final ScheduledExecutorService executor;
   private final boolean ownsExecutor;
-  private final BiConsumer<Level, String> logTap;
+  private final Clock clock;
   private final CopyOnWriteArrayList<Runnable> listeners = new CopyOnWriteArrayList<>();
+  private final GuardWatch watch;
 
   private final Object lock = new Object();
   // All guarded by lock.
+  private final GuardLog log;
   private List<Pool> devices = List.of();
   private List<DeviceClass> classes = List.of();
   private Optional<Node> node = Optional.empty();
@@ -158,22 +141,15 @@ public final class ExtendedResourceGuard implements AutoCloseable {
   /** The devices the last {@link #filter} let through: what is out in the slices now. */
   private Set<DeviceRef> letThrough = Set.of();
 
-  private Instant lastConflictLog = Instant.MIN;
-  private ScheduledFuture<?> reminder;
   private List<String> lastFatal = List.of();
   private boolean warnedUnsynced;
   private boolean warnedNoNode;
   private boolean closed;
 
-  private Informer<DeviceClass> classInformer;
-  private Informer<Node> nodeInformer;
-
   private ExtendedResourceGuard(Builder b) {
-    this.client = b.client;
     this.driverName = b.driverName;
     this.nodeName = b.nodeName;
     this.policy = b.policy;
-    this.logInterval = b.logInterval;
     this.clock = b.clock;
     this.errorHandler = b.errorHandler;
     this.ownsExecutor = b.executor.isEmpty();
@@ -186,7 +162,8 @@ public final class ExtendedResourceGuard implements AutoCloseable {
                       t.setDaemon(true);
                       return t;
                     }));
-    this.logTap = b.logTap;
+    this.log = new GuardLog(b, executor, this::remind);
+    this.watch = new GuardWatch(b.client, nodeName, this::update);
   }
 
   /** A builder for the guard of {@code driverName} on {@code nodeName}. */
@@ -201,19 +178,7 @@ public final class ExtendedResourceGuard implements AutoCloseable {
    * @throws IllegalStateException when started twice
    */
   public ExtendedResourceGuard start() {
-    synchronized (lock) {
-      if (classInformer != null || closed) {
-        throw new IllegalStateException("ExtendedResourceGuard was already started or closed");
-      }
-      classInformer = Informer.builder(client, DeviceClass.TYPE).handler(new Trigger<>()).build();
-      nodeInformer =
-          Informer.builder(client, Node.TYPE)
-              .options(ListOptions.fields("metadata.name=" + nodeName))
-              .handler(new Trigger<>())
-              .build();
-    }
-    classInformer.start();
-    nodeInformer.start();
+    watch.start();
     LOG.info(
         "driver={} node={}: extended-resource guard started (policy {})",
         driverName,
@@ -224,26 +189,7 @@ public final class ExtendedResourceGuard implements AutoCloseable {
 
   /** Waits until DeviceClasses and the Node have been read and evaluated; false on timeout. */
   public boolean awaitSynced(Duration timeout) throws InterruptedException {
-    Informer<DeviceClass> c;
-    Informer<Node> n;
-    synchronized (lock) {
-      c = classInformer;
-      n = nodeInformer;
-    }
-    if (c == null) {
-      throw new IllegalStateException("ExtendedResourceGuard.awaitSynced before start()");
-    }
-    long deadline = System.nanoTime() + timeout.toNanos();
-    if (!c.awaitSynced(timeout)) {
-      return false;
-    }
-    if (!n.awaitSynced(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))) {
-      return false;
-    }
-    // Both are synced: evaluate now on this thread, so the report is ready when this returns
-    // (the informers' own onSynced may still be on its way).
-    refresh();
-    return true;
+    return watch.awaitSynced(timeout);
   }
 
   /** The driver's current (enriched) devices; re-evaluates. */
@@ -351,22 +297,11 @@ public final class ExtendedResourceGuard implements AutoCloseable {
   /** Stops watching. Idempotent. */
   @Override
   public void close() {
-    Informer<DeviceClass> c;
-    Informer<Node> n;
     synchronized (lock) {
       closed = true;
-      c = classInformer;
-      n = nodeInformer;
-      if (reminder != null) {
-        reminder.cancel(false);
-      }
+      log.close();
     }
-    if (c != null) {
-      c.close();
-    }
-    if (n != null) {
-      n.close();
-    }
+    watch.close();
     if (ownsExecutor) {
       executor.shutdownNow();
     }
@@ -374,20 +309,6 @@ public final class ExtendedResourceGuard implements AutoCloseable {
 
   // ------------------------------------------------------------------------------------------
   // Evaluation
-
-  /** Re-reads both informer caches and evaluates, once both are synced. */
-  private void refresh() {
-    Informer<DeviceClass> c;
-    Informer<Node> n;
-    synchronized (lock) {
-      c = classInformer;
-      n = nodeInformer;
-    }
-    if (c == null || !c.hasSynced() || !n.hasSynced()) {
-      return;
-    }
-    update(c.list(), n.get("", nodeName));
-  }
 
   /** The cluster state changed (informers; tests call it directly). */
   void update(List<DeviceClass> newClasses, Optional<Node> newNode) {
@@ -407,7 +328,7 @@ public final class ExtendedResourceGuard implements AutoCloseable {
       synced = true;
       if (node.isEmpty() && !warnedNoNode) {
         warnedNoNode = true;
-        log(
+        log.log(
             Level.WARN,
             "node "
                 + nodeName
@@ -475,273 +396,52 @@ public final class ExtendedResourceGuard implements AutoCloseable {
             devices,
             selectors,
             policy == Policy.WARN);
-    if (!evaluation.duplicates().equals(before.duplicates())) {
-      for (Duplicate d : evaluation.duplicates()) {
-        log(
-            Level.WARN,
-            "extended resource "
-                + d.resourceName()
-                + " is mapped by "
-                + (d.ignored().size() + 1)
-                + " DeviceClasses: the scheduler uses "
-                + d.winner()
-                + " (newest; on equal creation times the first name) and ignores "
-                + String.join(", ", d.ignored()));
-      }
-    }
-    if (!evaluation.unusable().equals(before.unusable())) {
-      for (UnusableName u : evaluation.unusable()) {
-        log(
-            Level.WARN,
-            "DeviceClass "
-                + u.deviceClass()
-                + " selects devices of this driver, but its implicit extended resource name "
-                + u.resourceName()
-                + " cannot be requested: "
-                + u.reason()
-                + "; set spec.extendedResourceName if pods should request it");
-      }
-    }
-    if (!evaluation.problems().equals(before.problems())) {
-      for (String p : evaluation.problems()) {
-        log(Level.WARN, p);
-      }
-    }
-    logPhaseChanges(before);
+    log.changes(before, evaluation);
     boolean changed = !evaluation.conflicts().equals(before.conflicts());
     Optional<String> fatal = Optional.empty();
     if (changed) {
-      Instant now = clock.instant();
       if (evaluation.conflicts().isEmpty()) {
-        if (!before.conflicts().isEmpty()) {
-          log(
-              Level.INFO,
-              policy == Policy.WAIT
-                  ? "no extended resource conflict any more: publishing the devices held back since "
-                      + waitingSince.map(Instant::toString).orElse("start")
-                  : "no extended resource conflict any more");
-        }
+        // Changed, so there were conflicts before.
+        log.cleared(waitingSince);
         waitingSince = Optional.empty();
-        cancelReminder();
+        lastFatal = List.of();
       } else {
+        Instant now = clock.instant();
         if (policy == Policy.WAIT && waitingSince.isEmpty()) {
           waitingSince = Optional.of(now);
         }
-        logReturns(before);
-        logConflicts(now);
+        log.returns(before, evaluation, letThrough);
+        log.conflicts(evaluation.conflicts(), waitingSince, now);
         if (policy == Policy.FAIL) {
           List<String> keys = evaluation.conflicts().stream().map(Conflict::resourceName).toList();
           if (!keys.equals(lastFatal)) {
             lastFatal = keys;
-            fatal = Optional.of(fatalReason());
+            fatal = Optional.of(log.fatalReason(evaluation.conflicts()));
           }
         }
-      }
-      if (evaluation.conflicts().isEmpty()) {
-        lastFatal = List.of();
       }
     }
     return new Outcome(changed, fatal);
   }
 
-  /** One INFO line per name whose phase changed (or that appeared), in the phases' own words. */
-  private void logPhaseChanges(GuardEvaluator.Evaluation before) {
-    Map<String, Phase> was = new HashMap<>();
-    for (NameStatus n : before.names()) {
-      was.put(n.resourceName(), n.phase());
-    }
-    for (NameStatus n : evaluation.names()) {
-      if (was.get(n.resourceName()) == n.phase()) {
-        continue;
-      }
-      String what =
-          switch (n.phase()) {
-            case DEVICE_PLUGIN ->
-                "a device plugin serves it: the scheduler sends pods asking for it to the plugin";
-            case PLUGIN_STOPPED ->
-                "allocatable is 0, so the scheduler sends pods asking for it to DRA; the kubelet"
-                    + " still counts the device plugin's devices in capacity (a plugin stopped"
-                    + " less than 5 minutes ago, the kubelet's endpointStopGracePeriod, or one"
-                    + " whose devices are all unhealthy)";
-            case DRA -> "no device plugin serves it here: DRA does";
-          };
-      log(
-          Level.INFO,
-          "extended resource "
-              + n.resourceName()
-              + " (DeviceClass "
-              + n.deviceClass()
-              + "): phase "
-              + n.phase().json()
-              + " (capacity "
-              + n.capacity().map(Quantity::toString).orElse("absent")
-              + ", allocatable "
-              + n.allocatable().map(Quantity::toString).orElse("absent")
-              + "): "
-              + what);
-    }
-  }
-
-  /**
-   * Loudly, for a name that became allocatable again while devices of its class are out: the node
-   * now serves it both ways until this driver's devices are withdrawn (wait, fail) or for as long
-   * as both run (warn). Claims already allocated keep their devices either way.
-   */
-  private void logReturns(GuardEvaluator.Evaluation before) {
-    Set<String> old = new HashSet<>();
-    for (Conflict c : before.conflicts()) {
-      old.add(c.resourceName());
-    }
-    for (Conflict c : evaluation.conflicts()) {
-      long out = c.affectedDevices().stream().filter(letThrough::contains).count();
-      if (old.contains(c.resourceName()) || out == 0) {
-        continue;
-      }
-      String action =
-          switch (policy) {
-            case WAIT -> "withdrawing them from the ResourceSlices now";
-            case WARN -> "publishing them anyway (policy warn)";
-            case FAIL -> "stopping the driver (policy fail)";
-          };
-      log(
-          Level.ERROR,
-          "extended resource "
-              + c.resourceName()
-              + " is allocatable on node "
-              + nodeName
-              + " again (capacity "
-              + c.capacity().map(Quantity::toString).orElse("absent")
-              + ", allocatable "
-              + c.allocatable().map(Quantity::toString).orElse("absent")
-              + ") while "
-              + out
-              + " device(s) of DeviceClass "
-              + String.join(", ", c.deviceClasses())
-              + " are published: a device plugin serves it beside this driver; "
-              + action
-              + ". Pods that got these devices through DRA keep them, and new pods asking for "
-              + c.resourceName()
-              + " go to the device plugin, which may hand out the same hardware: drain the node"
-              + " and remove either the device plugin or this driver");
-    }
-  }
-
-  private String fatalReason() {
-    return "driver "
-        + driverName
-        + ": "
-        + evaluation.conflicts().stream().map(Conflict::describe).collect(Collectors.joining("; "))
-        + " (--extended-resource-conflict=fail)";
-  }
-
-  /** Logs the conflicts and schedules the next reminder; called with the lock held. */
-  private void logConflicts(Instant now) {
-    Level level = policy == Policy.FAIL ? Level.ERROR : Level.WARN;
-    for (Conflict c : evaluation.conflicts()) {
-      log(level, conflictLine(c));
-    }
-    lastConflictLog = now;
-    scheduleReminder(logInterval);
-  }
-
-  private String conflictLine(Conflict c) {
-    String devicesText =
-        c.affectedDevices().stream()
-                .limit(LOGGED_DEVICES)
-                .map(DeviceRef::toString)
-                .collect(Collectors.joining(", "))
-            + (c.affectedDevices().size() > LOGGED_DEVICES
-                ? " and " + (c.affectedDevices().size() - LOGGED_DEVICES) + " more"
-                : "");
-    return switch (policy) {
-      case WAIT ->
-          "waiting"
-              + waitingSince.map(t -> " since " + t).orElse("")
-              + ": "
-              + c.describe()
-              + ". Not publishing "
-              + devicesText
-              + " until the node's allocatable for "
-              + c.resourceName()
-              + " is 0, when the scheduler hands the name to DRA (remove the device plugin from"
-              + " this node)";
-      case WARN -> c.describe() + ". Publishing " + devicesText + " anyway (policy warn)";
-      case FAIL -> c.describe() + " (policy fail)";
-    };
-  }
-
-  private void scheduleReminder(Duration delay) {
-    cancelReminder();
-    if (closed || policy == Policy.FAIL) {
-      return;
-    }
-    reminder = executor.schedule(this::remind, delay.toNanos(), TimeUnit.NANOSECONDS);
-  }
-
-  private void cancelReminder() {
-    if (reminder != null) {
-      reminder.cancel(false);
-      reminder = null;
-    }
-  }
-
-  /** Repeats the conflict log, at most once per log interval. */
+  /** Repeats the conflict log, at most once per log interval (the reminders; tests). */
   void remind() {
     synchronized (lock) {
-      reminder = null;
-      if (closed || evaluation.conflicts().isEmpty()) {
-        return;
-      }
-      Instant now = clock.instant();
-      Instant due = lastConflictLog.plus(logInterval);
-      if (now.isBefore(due)) {
-        scheduleReminder(Duration.between(now, due));
-        return;
-      }
-      logConflicts(now);
-    }
-  }
-
-  private void log(Level level, String message) {
-    String line = "driver=" + driverName + " node=" + nodeName + ": " + message;
-    LOG.atLevel(level).log(line);
-    logTap.accept(level, line);
-  }
-
-  /** Re-evaluates after any informer change, once both informers are synced. */
-  private final class Trigger<T> implements InformerHandler<T> {
-    @Override
-    public void onAdd(T object) {
-      refresh();
-    }
-
-    @Override
-    public void onUpdate(T oldObject, T newObject) {
-      refresh();
-    }
-
-    @Override
-    public void onDelete(T object) {
-      refresh();
-    }
-
-    @Override
-    public void onSynced() {
-      refresh();
+      log.remind(evaluation.conflicts(), waitingSince);
     }
   }
 
   /** Builds an {@link ExtendedResourceGuard}. */
   public static final class Builder {
-    private final KubeClient client;
-    private final String driverName;
-    private final String nodeName;
-    private Policy policy = DEFAULT_POLICY;
-    private Duration logInterval = Duration.ofMinutes(1);
-    private Clock clock = Clock.systemUTC();
-    private DriverErrorHandler errorHandler = DriverErrorHandler.logging();
-    private Optional<ScheduledExecutorService> executor = Optional.empty();
-    private BiConsumer<Level, String> logTap = (l, m) -> {};
+    final KubeClient client;
+    final String driverName;
+    final String nodeName;
+    Policy policy = DEFAULT_POLICY;
+    Duration logInterval = Duration.ofMinutes(1);
+    Clock clock = Clock.systemUTC();
+    DriverErrorHandler errorHandler = DriverErrorHandler.logging();
+    Optional<ScheduledExecutorService> executor = Optional.empty();
+    BiConsumer<Level, String> logTap = (l, m) -> {};
 
     private Builder(KubeClient client, String driverName, String nodeName) {
       this.client = Objects.requireNonNull(client, "client");

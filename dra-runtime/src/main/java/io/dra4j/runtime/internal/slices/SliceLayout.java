@@ -77,7 +77,7 @@ public final class SliceLayout {
    * The desired slices of {@code pool}, in publishing order.
    *
    * @param driver the driver name ({@code spec.driver})
-   * @param pool a pool that passed {@link PoolValidator}
+   * @param pool a pool that passed {@link io.dra4j.validation.PoolValidator}
    * @param options the node name for node-local pools, and the taint policy
    * @throws IllegalArgumentException if the pool is node-local and no node name is given
    */

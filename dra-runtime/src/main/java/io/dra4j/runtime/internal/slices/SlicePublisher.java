@@ -1,34 +1,24 @@
 package io.dra4j.runtime.internal.slices;
 
 import io.dra4j.api.provider.Pool;
-import io.dra4j.api.provider.PoolScope;
 import io.dra4j.kube.Informer;
-import io.dra4j.kube.InformerHandler;
 import io.dra4j.kube.KubeClient;
 import io.dra4j.kube.KubeException;
-import io.dra4j.kube.ListOptions;
-import io.dra4j.kube.Node;
-import io.dra4j.kube.ObjectMeta;
 import io.dra4j.kube.OwnerReference;
-import io.dra4j.kube.Preconditions;
 import io.dra4j.kube.ResourceSlice;
-import io.dra4j.kube.ResourceSliceSpec;
 import io.dra4j.kube.internal.Backoff;
 import io.dra4j.runtime.errors.DriverError;
 import io.dra4j.runtime.errors.DriverErrorHandler;
-import io.dra4j.runtime.errors.DroppedFieldsException;
-import io.dra4j.runtime.internal.CrashPoints;
+import io.dra4j.runtime.internal.slices.DesiredState.DesiredPool;
+import io.dra4j.runtime.internal.slices.SliceInformers.Event;
+import io.dra4j.runtime.internal.slices.SliceInformers.Kind;
 import io.dra4j.runtime.report.PublisherStats;
 import io.dra4j.validation.PoolValidation;
 import io.dra4j.validation.PoolValidator;
-import io.dra4j.validation.Violation;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -36,7 +26,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,42 +48,23 @@ import org.slf4j.LoggerFactory;
  *   <li><b>One worker thread</b> does all the work. {@link #publish} and the informer's events only
  *       queue; a pool is queued at most once, so a burst of publishes or events costs one sync per
  *       pool, made with the latest desired state.
- *   <li><b>Informer.</b> ResourceSlices with {@code spec.driver=<driver>} and {@code
- *       spec.nodeName=<node>} (every pool of a node-local publisher lands there). Pools that are
- *       not node-local (all nodes, a node selector, per-device selection) have no {@code
- *       spec.nodeName}; their slices are watched with {@code spec.nodeName=} (empty: the API server
- *       selects slices without a node name), started when the first such pool is published. A
- *       node-local publisher owns every slice of its driver on its node; slices without a node name
- *       it owns only for pools it published in this process, because other nodes may publish those.
- *       A publisher without a node owns every slice of its driver without a node name, like the Go
- *       controller.
- *   <li><b>Validation first.</b> Every publish is validated with {@link PoolValidator} before any
- *       API call. An invalid pool is reported once per distinct desired state ({@link
- *       PublishListener#onInvalidPool}) and not published, and <b>its existing slices are left
- *       untouched</b>: they describe the last valid state of real devices that may be allocated
- *       right now; deleting them because of a driver bug would take a node's devices away from the
- *       scheduler, while the old slices are at worst stale, until the driver publishes a valid
- *       state or removes the pool. The other pools are published as usual.
- *   <li><b>Sync of one pool</b>: layout ({@link SliceLayout}), match by name index, generation and
- *       change detection as described in {@code SyncPlanner}; then deletes (with uid and
- *       resourceVersion preconditions; NotFound is success), updates, creates ({@code generateName}
- *       from {@link SliceNames}; the Node as controlling owner for node-local pools, the builder's
- *       {@linkplain Builder#owner owner}, if any, for the others). An unchanged pool costs no API
- *       call.
- *   <li><b>Own writes.</b> Every object the API server returns from a write is remembered until the
- *       informer delivers that resourceVersion or a newer one, so the next sync never works from a
- *       stale cache: a created slice is not created twice, a deleted one is not updated. The echo
- *       of an own write does not trigger a sync.
+ *   <li><b>Informers</b> of the driver's slices on the node and, once a pool needs it, of those
+ *       without a node name ({@link SliceInformers}). Which of these slices the publisher owns, and
+ *       how its own writes overlay the informers' cache: {@link KnownSlices}.
+ *   <li><b>Validation first</b> ({@link DesiredState}): an invalid pool is reported and not
+ *       published, and its existing slices are left untouched.
+ *   <li><b>Sync of one pool</b> ({@link SliceWriter}): layout ({@link SliceLayout}), match by name
+ *       index, generation and change detection as described in {@code SyncPlanner}; then deletes,
+ *       updates, creates. An unchanged pool costs no API call. Fields the API server dropped are
+ *       reported once and the stored form adopted.
  *   <li><b>Changes behind our back</b> (the kubelet deletes all slices of its node when it starts,
  *       and a driver's slices when the driver is gone for 30 s; an admin edits a slice) queue the
  *       pool after {@code resyncDelay} (default 1 s), coalescing a burst of events into one sync.
- *   <li><b>Dropped fields.</b> When the API server stores less than was sent (a feature gate is
- *       off), the publisher reports it once ({@link PublishListener#onDroppedFields}) and adopts
- *       the stored form for that desired slice, so it does not write the same slice again and
- *       again.
  *   <li><b>Errors</b> (5xx, connection refused, 409 Conflict, 422) retry the pool with exponential
  *       backoff and jitter; a 409 first re-reads the slice it failed on. A new publish retries at
  *       once only if it changes the pool.
+ *   <li><b>What it says</b> (counters, listener, sync observer, error handler): {@link
+ *       PublishOutlet}.
  * </ul>
  *
  * <p>{@link #close()} stops the worker and the informers and leaves the slices in place: the
@@ -104,33 +74,14 @@ import org.slf4j.LoggerFactory;
 public final class SlicePublisher implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SlicePublisher.class);
 
-  /** How long a write result is trusted over an informer that has not delivered it yet. */
-  static final Duration MUTATION_TTL = Duration.ofMinutes(1);
-
   /** How often a pool waiting for the informer's first list checks again. */
   private static final long INFORMER_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
-  private final KubeClient client;
   private final String driver;
-  private final Optional<String> nodeName;
-  private final Optional<OwnerReference> owner;
-  private final LayoutOptions layoutOptions;
-  private final PublishListener listener;
-  private final SyncObserver syncObserver;
-  private final DriverErrorHandler errorHandler;
   private final Backoff.Policy backoff;
-  // Tests shorten the informer's backoff with the writes'; a driver's is the reflector's.
-  private final Optional<Backoff.Policy> informerBackoff;
   private final Duration resyncDelay;
-
-  private final AtomicLong creates = new AtomicLong();
-  private final AtomicLong updates = new AtomicLong();
-  private final AtomicLong deletes = new AtomicLong();
-  private final AtomicLong failures = new AtomicLong();
-  private final AtomicLong conflicts = new AtomicLong();
-  private final AtomicLong validationFailures = new AtomicLong();
-  private final AtomicLong droppedFieldReports = new AtomicLong();
-  private final AtomicLong syncs = new AtomicLong();
+  private final PublishOutlet outlet;
+  private final SliceInformers informers;
 
   // Shared between callers, informer threads and the worker; guarded by lock.
   private final Object lock = new Object();
@@ -144,42 +95,23 @@ public final class SlicePublisher implements AutoCloseable {
   private boolean listed;
   private boolean started;
   private boolean closed;
-  private volatile List<PoolValidation> lastValidation = List.of();
-  private volatile Informer<ResourceSlice> nodeInformer;
-  private volatile Informer<ResourceSlice> clusterInformer;
 
   // Owned by the worker thread.
   private final Thread worker;
-  private String ownerUid;
-  private boolean nodeSynced;
-  private boolean clusterSynced;
-  private boolean hasDesired;
-  private Map<String, DesiredPool> desired = new LinkedHashMap<>();
-  private final Map<String, Map<String, ResourceSlice>> observed = new HashMap<>();
-  private final Map<String, Recent> recent = new HashMap<>();
-  private final Map<String, Recent> tombstones = new HashMap<>();
-  private final Map<String, Long> generations = new HashMap<>();
-  private final Map<String, Map<Integer, Adoption>> adoptions = new HashMap<>();
-  private Map<String, List<Pool>> reportedInvalid = new HashMap<>();
-  private final Map<String, Pool> reportedWarnings = new HashMap<>();
+  private final DesiredState desired;
+  private final KnownSlices known;
+  private final SliceWriter writer;
   private final Map<String, Integer> attempts = new HashMap<>();
-  private final Set<String> claimed = new HashSet<>();
-  private long housekeepingDue;
-  private boolean housekeepingScheduled;
 
   private SlicePublisher(Builder b) {
-    this.client = b.client;
     this.driver = b.driver;
-    this.nodeName = b.nodeName;
-    this.ownerUid = b.ownerUid.orElse(null);
-    this.owner = b.owner;
-    this.layoutOptions = new LayoutOptions(b.nodeName, b.dynamicTaints);
-    this.listener = b.listener;
-    this.syncObserver = b.syncObserver;
-    this.errorHandler = b.errorHandler;
     this.backoff = Backoff.Policy.upTo(b.backoffBase, b.backoffMax);
-    this.informerBackoff = b.informerBackoff;
     this.resyncDelay = b.resyncDelay;
+    this.informers = new SliceInformers(b, this::offer);
+    this.outlet = new PublishOutlet(b);
+    this.desired = new DesiredState(b, outlet);
+    this.known = new KnownSlices(b.driver, b.nodeName);
+    this.writer = new SliceWriter(b, known, outlet);
     this.worker = new Thread(this::run, "slice-publisher-" + driver);
     this.worker.setDaemon(true);
   }
@@ -206,11 +138,7 @@ public final class SlicePublisher implements AutoCloseable {
             "slice publisher for " + driver + " was already " + (closed ? "closed" : "started"));
       }
       started = true;
-      if (nodeName.isPresent()) {
-        nodeInformer = informer(nodeName.get(), Source.NODE).start();
-      } else {
-        clusterInformer = informer("", Source.CLUSTER).start();
-      }
+      informers.start();
     }
     worker.start();
     return this;
@@ -275,15 +203,7 @@ public final class SlicePublisher implements AutoCloseable {
 
   /** The counters so far. */
   public PublisherStats stats() {
-    return new PublisherStats(
-        creates.get(),
-        updates.get(),
-        deletes.get(),
-        failures.get(),
-        conflicts.get(),
-        validationFailures.get(),
-        droppedFieldReports.get(),
-        syncs.get());
+    return outlet.stats();
   }
 
   /**
@@ -291,7 +211,7 @@ public final class SlicePublisher implements AutoCloseable {
    * {@link #awaitIdle} first to see the latest), in publishing order; empty before the first.
    */
   public List<PoolValidation> lastValidation() {
-    return lastValidation;
+    return desired.lastValidation();
   }
 
   /** Stops the informers and the worker. The slices stay on the API server. */
@@ -304,9 +224,7 @@ public final class SlicePublisher implements AutoCloseable {
       closed = true;
       lock.notifyAll();
     }
-    for (Informer<ResourceSlice> i : new ArrayList<>(informers())) {
-      i.close();
-    }
+    informers.close();
     if (worker.isAlive()) {
       worker.interrupt();
       try {
@@ -317,72 +235,16 @@ public final class SlicePublisher implements AutoCloseable {
     }
   }
 
-  private List<Informer<ResourceSlice>> informers() {
-    List<Informer<ResourceSlice>> out = new ArrayList<>(2);
-    if (nodeInformer != null) {
-      out.add(nodeInformer);
-    }
-    if (clusterInformer != null) {
-      out.add(clusterInformer);
-    }
-    return out;
-  }
-
   // ---------------------------------------------------------------------------------------------
-  // Informer events (informer threads): queue them for the worker.
+  // The worker
 
-  private enum Source {
-    NODE,
-    CLUSTER
-  }
-
-  private enum Kind {
-    UPSERT,
-    DELETE,
-    SYNCED
-  }
-
-  private record Event(Kind kind, Source source, ResourceSlice slice) {}
-
-  private Informer<ResourceSlice> informer(String node, Source source) {
-    String selector = "spec.driver=" + driver + ",spec.nodeName=" + node;
-    Informer.Builder<ResourceSlice> b =
-        Informer.builder(client, ResourceSlice.TYPE).options(ListOptions.fields(selector));
-    informerBackoff.ifPresent(p -> b.backoff(p.initial(), p.cap()));
-    return b.handler(
-            new InformerHandler<>() {
-              @Override
-              public void onAdd(ResourceSlice s) {
-                offer(new Event(Kind.UPSERT, source, s));
-              }
-
-              @Override
-              public void onUpdate(ResourceSlice oldObject, ResourceSlice newObject) {
-                offer(new Event(Kind.UPSERT, source, newObject));
-              }
-
-              @Override
-              public void onDelete(ResourceSlice s) {
-                offer(new Event(Kind.DELETE, source, s));
-              }
-
-              @Override
-              public void onSynced() {
-                offer(new Event(Kind.SYNCED, source, null));
-              }
-            })
-        .build();
-  }
-
+  /** Queues an informer's event for the worker (informer threads). */
   private void offer(Event e) {
     synchronized (lock) {
       inbox.add(e);
       lock.notifyAll();
     }
   }
-
-  // ---------------------------------------------------------------------------------------------
-  // The worker
 
   private void run() {
     try {
@@ -407,7 +269,7 @@ public final class SlicePublisher implements AutoCloseable {
               }
               break;
             }
-            if (housekeepingScheduled && housekeepingDue - now <= 0) {
+            if (known.housekeepingIn(now) <= 0) {
               housekeeping = true;
               break;
             }
@@ -417,17 +279,14 @@ public final class SlicePublisher implements AutoCloseable {
               break;
             }
             busy = false;
-            listed =
-                (nodeInformer == null || nodeSynced) && (clusterInformer == null || clusterSynced);
+            listed = informers.allListed();
             lock.notifyAll();
             long wait = Long.MAX_VALUE;
             Optional<Long> next = queue.nextDue();
             if (next.isPresent()) {
               wait = Math.min(wait, next.get() - now);
             }
-            if (housekeepingScheduled) {
-              wait = Math.min(wait, housekeepingDue - now);
-            }
+            wait = Math.min(wait, known.housekeepingIn(now));
             if (wait == Long.MAX_VALUE) {
               lock.wait();
             } else {
@@ -470,105 +329,40 @@ public final class SlicePublisher implements AutoCloseable {
   }
 
   private void handle(Event e) {
-    if (e.kind == Kind.SYNCED) {
-      if (e.source == Source.NODE) {
-        nodeSynced = true;
-      } else {
-        clusterSynced = true;
-      }
-      if (hasDesired) {
+    if (e.kind() == Kind.SYNCED) {
+      informers.synced(e.source());
+      if (desired.applied()) {
         // The first list is complete: pools it holds that are no longer wanted can go now.
-        long now = System.nanoTime();
-        for (String pool : ownedObservedPools()) {
-          DesiredPool d = desired.get(pool);
-          if (d == null || d.valid()) {
-            enqueue(pool, now);
-          }
-        }
+        enqueueWritten(known.ownedPools(), System.nanoTime());
       }
       return;
     }
-    ResourceSlice s = e.slice;
-    String name = s.metadata().name();
-    String pool = s.spec().pool().name();
-    boolean foreign;
-    if (e.kind == Kind.UPSERT) {
-      observed.computeIfAbsent(pool, k -> new HashMap<>()).put(name, s);
-      Recent mine = recent.get(name);
-      if (mine != null) {
-        int cmp = compareVersions(s.metadata().resourceVersion(), mine.resourceVersion());
-        if (cmp < 0) {
-          return; // the informer is behind our own write; it will catch up
-        }
-        recent.remove(name);
-        foreign = cmp > 0;
-      } else {
-        foreign = !tombstones.containsKey(name);
-      }
-    } else {
-      Map<String, ResourceSlice> slices = observed.get(pool);
-      if (slices != null) {
-        slices.remove(name);
-        if (slices.isEmpty()) {
-          observed.remove(pool);
-        }
-      }
-      recent.remove(name);
-      foreign = tombstones.remove(name) == null;
-    }
+    ResourceSlice s = e.slice();
+    boolean foreign =
+        e.kind() == Kind.UPSERT ? known.informerUpserted(s) : known.informerDeleted(s);
     // The first list is the starting point, not a change; it is looked at once it is complete.
-    boolean listed = e.source == Source.NODE ? nodeSynced : clusterSynced;
-    if (foreign && listed && hasDesired && owns(s)) {
+    boolean listed = informers.listed(e.source());
+    if (foreign && listed && desired.applied() && known.owns(s)) {
+      String pool = s.spec().pool().name();
       LOG.debug(
           "slice publisher {}: slice {} of pool \"{}\" changed behind our back ({}); syncing in {}"
               + " ms",
           driver,
-          name,
+          s.metadata().name(),
           pool,
-          e.kind == Kind.DELETE ? "deleted" : "written",
+          e.kind() == Kind.DELETE ? "deleted" : "written",
           resyncDelay.toMillis());
-      DesiredPool d = desired.get(pool);
-      if (d == null || d.valid()) {
-        enqueue(pool, System.nanoTime() + resyncDelay.toNanos());
+      enqueueWritten(Set.of(pool), System.nanoTime() + resyncDelay.toNanos());
+    }
+  }
+
+  /** Queues those of {@code pools} that are written at all ({@link DesiredState#writes}). */
+  private void enqueueWritten(Set<String> pools, long atNanos) {
+    for (String pool : pools) {
+      if (desired.writes(pool)) {
+        enqueue(pool, atNanos);
       }
     }
-  }
-
-  /**
-   * Orders two resourceVersions: numerically when both are numbers (as with etcd), otherwise only
-   * equality is known and a different version counts as newer.
-   */
-  static int compareVersions(String a, String b) {
-    if (a.equals(b)) {
-      return 0;
-    }
-    try {
-      return Long.compare(Long.parseLong(a), Long.parseLong(b));
-    } catch (NumberFormatException e) {
-      return 1;
-    }
-  }
-
-  private Set<String> ownedObservedPools() {
-    Set<String> pools = new LinkedHashSet<>();
-    for (Map.Entry<String, Map<String, ResourceSlice>> e : observed.entrySet()) {
-      if (e.getValue().values().stream().anyMatch(this::owns)) {
-        pools.add(e.getKey());
-      }
-    }
-    return pools;
-  }
-
-  private boolean owns(ResourceSlice s) {
-    if (!s.spec().driver().equals(driver)) {
-      return false;
-    }
-    String node = s.spec().nodeName().orElse("");
-    if (nodeName.isPresent()) {
-      return node.equals(nodeName.get())
-          || (node.isEmpty() && claimed.contains(s.spec().pool().name()));
-    }
-    return node.isEmpty();
   }
 
   private void enqueue(String pool, long atNanos) {
@@ -580,84 +374,20 @@ public final class SlicePublisher implements AutoCloseable {
   // ---------------------------------------------------------------------------------------------
   // Desired state
 
-  /**
-   * One pool of the applied desired state.
-   *
-   * @param specs the layout (generation 0); empty for an invalid pool
-   */
-  private record DesiredPool(Pool pool, PoolValidation validation, List<ResourceSliceSpec> specs) {
-    boolean valid() {
-      return validation.isValid();
-    }
-  }
-
   private void applyDesired(List<Pool> pools) {
-    List<PoolValidation> results = new ArrayList<>();
-    Map<String, DesiredPool> next = new LinkedHashMap<>();
-    Map<String, List<Pool>> reported = new HashMap<>();
-    for (PoolValidation v : validate(pools)) {
-      results.add(v);
-      Pool p = v.pool();
-      if (!v.isValid()) {
-        // Once per distinct desired state: the same broken pool published again is not news.
-        if (!reportedInvalid.getOrDefault(p.name(), List.of()).contains(p)) {
-          validationFailures.incrementAndGet();
-          PoolValidation report = v;
-          notifyListener(() -> listener.onInvalidPool(report));
-          reportError(
-              "slice publisher: pool \""
-                  + p.name()
-                  + "\" of driver "
-                  + driver
-                  + " is invalid and was not published (its existing slices are left as they"
-                  + " are):\n"
-                  + report.errorReport());
-        }
-        reported.computeIfAbsent(p.name(), k -> new ArrayList<>()).add(p);
-        next.put(p.name(), new DesiredPool(p, v, List.of()));
-        continue;
-      }
-      if (!v.warnings().isEmpty() && !p.equals(reportedWarnings.get(p.name()))) {
-        reportedWarnings.put(p.name(), p);
-        reportError(
-            "slice publisher "
-                + driver
-                + ": pool \""
-                + p.name()
-                + "\" is published, but:\n"
-                + String.join("\n", v.warnings().stream().map(Violation::toString).toList()));
-      }
-      DesiredPool before = desired.get(p.name());
-      List<ResourceSliceSpec> specs =
-          before != null && before.validation() == v
-              ? before.specs()
-              : SliceLayout.layout(driver, p, layoutOptions);
-      next.put(p.name(), new DesiredPool(p, v, specs));
-    }
-    lastValidation = List.copyOf(results);
-    reportedInvalid = reported;
-    reportedWarnings.keySet().retainAll(next.keySet());
-
-    Map<String, DesiredPool> previous = desired;
-    desired = next;
-    claimed.addAll(next.keySet());
-    boolean first = !hasDesired;
-    hasDesired = true;
-    if (nodeName.isPresent()
-        && clusterInformer == null
-        && next.values().stream().anyMatch(d -> d.pool.scope().kind() != PoolScope.Kind.NODE)) {
-      synchronized (lock) {
-        if (!closed) {
-          clusterInformer = informer("", Source.CLUSTER).start();
-        }
-      }
+    boolean first = !desired.applied();
+    Map<String, DesiredPool> previous = desired.apply(pools);
+    Map<String, DesiredPool> next = desired.pools();
+    known.claim(next.keySet());
+    if (desired.anyBeyondNode()) {
+      informers.startCluster();
     }
 
     Set<String> toSync = new LinkedHashSet<>(next.keySet());
     toSync.addAll(previous.keySet());
     if (first) {
       // Pools removed while no publisher ran, and duplicates left by an earlier process.
-      toSync.addAll(ownedObservedPools());
+      toSync.addAll(known.ownedPools());
     }
     long now = System.nanoTime();
     synchronized (lock) {
@@ -675,55 +405,15 @@ public final class SlicePublisher implements AutoCloseable {
     }
   }
 
-  /**
-   * Validates the pools, reusing the result (and so the layout) of every pool that equals the one
-   * already applied: validating is most of a publish's CPU, and comparing is much cheaper.
-   */
-  private List<PoolValidation> validate(List<Pool> pools) {
-    Set<String> names = new HashSet<>();
-    if (!pools.stream().allMatch(p -> names.add(p.name()))) {
-      // Duplicate names are a rule across pools: validate them together.
-      return PoolValidator.validate(driver, pools).pools().stream()
-          .map(this::withPublisherRules)
-          .toList();
-    }
-    List<PoolValidation> out = new ArrayList<>(pools.size());
-    for (Pool p : pools) {
-      DesiredPool before = desired.get(p.name());
-      if (before != null && before.pool().equals(p)) {
-        out.add(before.validation());
-      } else {
-        out.add(withPublisherRules(PoolValidator.validate(driver, p)));
-      }
-    }
-    return out;
-  }
-
-  private PoolValidation withPublisherRules(PoolValidation v) {
-    if (v.pool().scope().kind() == PoolScope.Kind.NODE && nodeName.isEmpty()) {
-      List<Violation> errors = new ArrayList<>(v.errors());
-      errors.add(
-          new Violation(
-              v.poolName(),
-              Optional.empty(),
-              "scope",
-              "the pool is node-local (PoolScope.node()), but the publisher has no node: give the"
-                  + " pool another scope (all nodes, a node selector, per device), or publish it"
-                  + " from the node (its driver, or a publisher owned by its Node)"));
-      return new PoolValidation(v.driver(), v.pool(), errors, v.warnings());
-    }
-    return v;
-  }
-
   // ---------------------------------------------------------------------------------------------
   // Sync of one pool
 
   private void sync(String pool) {
-    if ((nodeInformer != null && !nodeSynced) || (clusterInformer != null && !clusterSynced)) {
+    if (!informers.allListed()) {
       enqueue(pool, System.nanoTime() + INFORMER_WAIT_NANOS);
       return;
     }
-    syncs.incrementAndGet();
+    outlet.syncStarted();
     DesiredPool d = desired.get(pool);
     if (d != null && !d.valid()) {
       attempts.remove(pool);
@@ -731,25 +421,21 @@ public final class SlicePublisher implements AutoCloseable {
     }
     long start = System.nanoTime();
     try {
-      int slices = syncPool(pool, d);
-      syncObserver.synced(System.nanoTime() - start, false);
+      int slices = writer.sync(pool, d == null ? List.of() : d.specs());
       attempts.remove(pool);
       if (d == null) {
-        adoptions.remove(pool);
+        writer.forget(pool);
       }
-      notifyListener(() -> listener.onSynced(pool, slices));
+      outlet.synced(pool, slices, System.nanoTime() - start);
     } catch (KubeException e) {
-      syncObserver.synced(System.nanoTime() - start, true);
+      outlet.syncFailed(System.nanoTime() - start);
       if (isClosed()) {
         return;
       }
-      failures.incrementAndGet();
-      if (e.isConflict()) {
-        conflicts.incrementAndGet();
-      }
+      outlet.failed(e);
       retry(pool, e);
     } catch (RuntimeException e) {
-      syncObserver.synced(System.nanoTime() - start, true);
+      outlet.syncFailed(System.nanoTime() - start);
       if (isClosed()) {
         return;
       }
@@ -767,355 +453,31 @@ public final class SlicePublisher implements AutoCloseable {
   private void retry(String pool, Exception e) {
     int attempt = attempts.merge(pool, 1, Integer::sum);
     Duration delay = Backoff.delay(backoff, attempt);
-    LOG.debug(
-        "slice publisher {}: pool \"{}\": attempt {} failed, next in {} ms",
-        driver,
-        pool,
-        attempt,
-        delay.toMillis());
-    notifyListener(() -> listener.onError(pool, e));
-    DriverErrorHandler.report(
-        errorHandler,
-        DriverError.recoverable(
-            DriverError.Source.SLICES,
-            "slice publisher: pool \""
-                + pool
-                + "\": "
-                + e.getMessage()
-                + "; retrying with backoff"
-                + whatToDo(e, nodeName.isPresent()),
-            e));
+    outlet.retrying(pool, attempt, delay, e);
     enqueue(pool, System.nanoTime() + delay.toNanos());
   }
 
-  /** Brings one pool to its desired state; returns the number of slices it has now. */
-  private int syncPool(String pool, DesiredPool d) throws KubeException {
-    List<ResourceSliceSpec> layout = d == null ? List.of() : d.specs();
-    List<ResourceSliceSpec> wanted = adopted(pool, layout);
-    List<ResourceSlice> existing = view(pool);
-    SyncPlan plan = SyncPlanner.plan(pool, wanted, existing, generations.getOrDefault(pool, 0L));
-    if (!plan.isEmpty()) {
-      LOG.debug(
-          "slice publisher {}: pool \"{}\": generation {}, {} delete(s), {} update(s), {}"
-              + " create(s)",
-          driver,
-          pool,
-          plan.generation(),
-          plan.deletes().size(),
-          plan.updates().size(),
-          plan.creates().size());
-    }
-    // A crash test stops the process after the first of these writes (it blocks there).
-    for (ResourceSlice s : plan.deletes()) {
-      delete(pool, s);
-      CrashPoints.reach(CrashPoints.PUBLISH_AFTER_FIRST_WRITE);
-    }
-    for (SyncPlan.Update u : plan.updates()) {
-      ResourceSlice stored = update(pool, u.existing().withSpec(u.spec()));
-      written(pool, u.index(), layout, u.spec(), stored);
-      CrashPoints.reach(CrashPoints.PUBLISH_AFTER_FIRST_WRITE);
-    }
-    for (SyncPlan.Create c : plan.creates()) {
-      ResourceSlice stored = create(c);
-      written(pool, c.index(), layout, c.spec(), stored);
-      CrashPoints.reach(CrashPoints.PUBLISH_AFTER_FIRST_WRITE);
-    }
-    generations.merge(pool, plan.generation(), Math::max);
-    return layout.size();
-  }
-
-  /** The pool's slices as far as we know: the informer's, overlaid with our own newer writes. */
-  private List<ResourceSlice> view(String pool) {
-    Map<String, ResourceSlice> slices = new HashMap<>(observed.getOrDefault(pool, Map.of()));
-    for (Map.Entry<String, Recent> e : recent.entrySet()) {
-      if (e.getValue().pool().equals(pool)) {
-        slices.put(e.getKey(), e.getValue().slice());
-      }
-    }
-    slices.keySet().removeAll(tombstones.keySet());
-    List<ResourceSlice> out = new ArrayList<>(slices.size());
-    for (ResourceSlice s : slices.values()) {
-      if (owns(s)) {
-        out.add(s);
-      }
-    }
-    return out;
-  }
-
-  private void delete(String pool, ResourceSlice s) throws KubeException {
-    String name = s.metadata().name();
-    try {
-      client.delete(
-          ResourceSlice.TYPE,
-          "",
-          name,
-          new Preconditions(s.metadata().uid(), s.metadata().resourceVersion()));
-    } catch (KubeException e) {
-      if (!e.isNotFound()) {
-        if (e.isConflict()) {
-          freshRead(pool, name);
-        }
-        throw e;
-      }
-    }
-    deletes.incrementAndGet();
-    recent.remove(name);
-    tombstones.put(name, new Recent(pool, s, System.nanoTime()));
-    scheduleHousekeeping();
-  }
-
-  private ResourceSlice update(String pool, ResourceSlice slice) throws KubeException {
-    try {
-      ResourceSlice stored = client.update(ResourceSlice.TYPE, slice);
-      updates.incrementAndGet();
-      return stored;
-    } catch (KubeException e) {
-      if (e.isConflict() || e.isNotFound()) {
-        freshRead(pool, slice.metadata().name());
-      }
-      throw e;
-    }
-  }
-
-  private ResourceSlice create(SyncPlan.Create c) throws KubeException {
-    ResourceSliceSpec spec = c.spec();
-    ObjectMeta meta;
-    if (spec.nodeName().isPresent()) {
-      String node = spec.nodeName().get();
-      meta =
-          ObjectMeta.generated("", SliceNames.generateName(c.index(), c.sliceCount(), driver, node))
-              .withOwnerReferences(List.of(OwnerReference.node(node, ownerUid())));
-    } else if (owner.isPresent()) {
-      OwnerReference o = owner.get();
-      if (o.uid().isEmpty()) {
-        o = OwnerReference.node(o.name(), ownerUid()); // the Node of nodeName (see the builder)
-      }
-      meta =
-          ObjectMeta.generated(
-                  "", SliceNames.generateName(c.index(), c.sliceCount(), driver, o.name()))
-              .withOwnerReferences(List.of(o));
-    } else {
-      meta =
-          ObjectMeta.generated(
-              "", SliceNames.generateName(c.index(), c.sliceCount(), driver, spec.pool().name()));
-    }
-    ResourceSlice stored = client.create(ResourceSlice.TYPE, ResourceSlice.of(meta, spec));
-    creates.incrementAndGet();
-    return stored;
-  }
-
-  private String ownerUid() throws KubeException {
-    if (ownerUid == null) {
-      Node node;
-      try {
-        node = client.get(Node.TYPE, "", nodeName.orElseThrow());
-      } catch (KubeException e) {
-        if (!e.isNotFound()) {
-          throw e;
-        }
-        // The most common first-run mistake: say what to check, not just "404".
-        throw new KubeException(
-            e.status(),
-            e.reason(),
-            "Node \""
-                + nodeName.get()
-                + "\" does not exist, and a node's ResourceSlices are owned by its Node: check"
-                + " --node-name (NODE_NAME, from the pod's spec.nodeName in a DaemonSet); outside"
-                + " a cluster, create the Node (the test kit's API server: --node "
-                + nodeName.get()
-                + "). Publishing starts once it exists",
-            e);
-      }
-      if (node.metadata().uid().isEmpty()) {
-        throw new KubeException(
-            0, "NoUid", "node " + nodeName.get() + " has no metadata.uid; cannot own slices");
-      }
-      ownerUid = node.metadata().uid();
-    }
-    return ownerUid;
-  }
-
-  /** After a 409 or 404: read the slice again so the retry starts from the server's state. */
-  private void freshRead(String pool, String name) {
-    try {
-      ResourceSlice s = client.get(ResourceSlice.TYPE, "", name);
-      tombstones.remove(name);
-      recent.put(name, new Recent(pool, s, System.nanoTime()));
-    } catch (KubeException e) {
-      if (e.isNotFound()) {
-        recent.remove(name);
-        tombstones.put(name, new Recent(pool, null, System.nanoTime()));
-      } else {
-        LOG.debug("slice publisher {}: re-reading {} failed: {}", driver, name, e.getMessage());
-        return;
-      }
-    }
-    scheduleHousekeeping();
-  }
-
-  /** Remembers a write's result and checks whether the API server dropped fields. */
-  private void written(
-      String pool,
-      int index,
-      List<ResourceSliceSpec> layout,
-      ResourceSliceSpec sent,
-      ResourceSlice stored) {
-    String name = stored.metadata().name();
-    tombstones.remove(name);
-    recent.put(name, new Recent(pool, stored, System.nanoTime()));
-    scheduleHousekeeping();
-    generations.merge(pool, stored.spec().pool().generation(), Math::max);
-    Optional<DroppedFields> dropped = DroppedFields.detect(sent, stored.spec());
-    if (dropped.isPresent() && index < layout.size()) {
-      adoptions
-          .computeIfAbsent(pool, k -> new HashMap<>())
-          .put(index, new Adoption(layout.get(index), stored.spec()));
-      droppedFieldReports.incrementAndGet();
-      DroppedFields d = dropped.get();
-      notifyListener(() -> listener.onDroppedFields(pool, index, d));
-      DroppedFieldsException e = d.exception(pool, index);
-      DriverErrorHandler.report(
-          errorHandler,
-          DriverError.recoverable(
-              DriverError.Source.SLICES, "slice publisher: " + e.getMessage(), e));
-    }
-  }
-
-  /**
-   * A desired slice whose stored form lacks fields the API server dropped.
-   *
-   * @param desired the layout's spec that was sent
-   * @param stored what the API server kept; used instead while the layout asks for {@code desired}
-   */
-  private record Adoption(ResourceSliceSpec desired, ResourceSliceSpec stored) {}
-
-  private List<ResourceSliceSpec> adopted(String pool, List<ResourceSliceSpec> layout) {
-    Map<Integer, Adoption> a = adoptions.get(pool);
-    if (a == null || a.isEmpty()) {
-      return layout;
-    }
-    List<ResourceSliceSpec> out = new ArrayList<>(layout);
-    Iterator<Map.Entry<Integer, Adoption>> it = a.entrySet().iterator();
-    while (it.hasNext()) {
-      Map.Entry<Integer, Adoption> e = it.next();
-      int i = e.getKey();
-      if (i < layout.size()
-          && !SliceDiff.needsUpdate(
-              layout.get(i), e.getValue().desired().withPool(layout.get(i).pool()))) {
-        out.set(i, e.getValue().stored().withPool(layout.get(i).pool()));
-      } else {
-        it.remove(); // the driver wants something else now: try it
-      }
-    }
-    return out;
-  }
-
-  // ---------------------------------------------------------------------------------------------
-  // Own writes and deletes the informer has not delivered yet
-
-  /**
-   * An own write (or delete, then {@code slice} may be null) and when it happened.
-   *
-   * @param pool the pool of the slice
-   */
-  private record Recent(String pool, ResourceSlice slice, long atNanos) {
-    String resourceVersion() {
-      return slice == null ? "" : slice.metadata().resourceVersion();
-    }
-  }
-
-  private void scheduleHousekeeping() {
-    if (!housekeepingScheduled) {
-      housekeepingScheduled = true;
-      housekeepingDue = System.nanoTime() + MUTATION_TTL.toNanos();
-    }
-  }
-
-  /**
-   * Forgets own writes and deletes the informer never confirmed within {@link #MUTATION_TTL}
-   * (possible only when a re-list skipped a short-lived object), and syncs their pools again.
-   */
+  /** Syncs again the pools of own writes the informers never confirmed ({@link KnownSlices}). */
   private void housekeeping() {
     long now = System.nanoTime();
-    long ttl = MUTATION_TTL.toNanos();
-    long next = Long.MAX_VALUE;
-    Set<String> check = new HashSet<>();
-    for (Map<String, Recent> map : List.of(recent, tombstones)) {
-      Iterator<Map.Entry<String, Recent>> it = map.entrySet().iterator();
-      while (it.hasNext()) {
-        Recent r = it.next().getValue();
-        if (now - r.atNanos() >= ttl) {
-          it.remove();
-          check.add(r.pool());
-        } else {
-          next = Math.min(next, r.atNanos() + ttl - now);
-        }
-      }
-    }
-    housekeepingScheduled = next != Long.MAX_VALUE;
-    housekeepingDue = now + (housekeepingScheduled ? next : 0);
-    for (String pool : check) {
-      DesiredPool d = desired.get(pool);
-      if (d == null || d.valid()) {
-        enqueue(pool, now);
-      }
-    }
-  }
-
-  private void reportError(String message) {
-    DriverErrorHandler.report(
-        errorHandler, DriverError.recoverable(DriverError.Source.SLICES, message));
-  }
-
-  private void notifyListener(Runnable r) {
-    try {
-      r.run();
-    } catch (RuntimeException e) {
-      LOG.warn("slice publisher {}: the listener failed", driver, e);
-    }
-  }
-
-  // ---------------------------------------------------------------------------------------------
-
-  /**
-   * For a refusal the platform engineer fixes, what to check; otherwise nothing.
-   *
-   * @param node whether the publisher runs for a node (a node driver's chart limits it to its node)
-   */
-  static String whatToDo(Exception e, boolean node) {
-    if (!(e instanceof KubeException k)) {
-      return "";
-    }
-    return k.whatToCheck(
-        node
-            ? "write this node's ResourceSlices (the ValidatingAdmissionPolicy of the chart limits a"
-                + " driver to its own node)"
-            : "write ResourceSlices (get, list, watch, create, update and delete, cluster-wide)");
-  }
-
-  /** The listener used when none is set: errors go to the error handler, syncs to debug. */
-  private static final class LoggingListener implements PublishListener {
-    @Override
-    public void onSynced(String pool, int slices) {
-      LOG.debug("slice publisher: pool \"{}\" is in sync ({} slices)", pool, slices);
-    }
+    enqueueWritten(known.expire(now), now);
   }
 
   /** Builds a {@link SlicePublisher}. */
   public static final class Builder {
-    private final KubeClient client;
-    private final String driver;
-    private Optional<String> nodeName = Optional.empty();
-    private Optional<String> ownerUid = Optional.empty();
-    private Optional<OwnerReference> owner = Optional.empty();
-    private boolean dynamicTaints;
-    private PublishListener listener = new LoggingListener();
-    private SyncObserver syncObserver = SyncObserver.NONE;
-    private DriverErrorHandler errorHandler = DriverErrorHandler.logging();
-    private Duration backoffBase = Duration.ofMillis(100);
-    private Duration backoffMax = Duration.ofSeconds(30);
-    private Optional<Backoff.Policy> informerBackoff = Optional.empty();
-    private Duration resyncDelay = Duration.ofSeconds(1);
+    final KubeClient client;
+    final String driver;
+    Optional<String> nodeName = Optional.empty();
+    Optional<String> ownerUid = Optional.empty();
+    Optional<OwnerReference> owner = Optional.empty();
+    boolean dynamicTaints;
+    PublishListener listener = new PublishOutlet.LoggingListener();
+    SyncObserver syncObserver = SyncObserver.NONE;
+    DriverErrorHandler errorHandler = DriverErrorHandler.logging();
+    Duration backoffBase = Duration.ofMillis(100);
+    Duration backoffMax = Duration.ofSeconds(30);
+    Optional<Backoff.Policy> informerBackoff = Optional.empty();
+    Duration resyncDelay = Duration.ofSeconds(1);
 
     private Builder(KubeClient client, String driver) {
       this.client = Objects.requireNonNull(client, "client");

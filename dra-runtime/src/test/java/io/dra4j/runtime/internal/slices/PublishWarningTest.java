@@ -10,16 +10,16 @@ import org.junit.jupiter.api.Test;
 class PublishWarningTest {
   @Test
   void aRefusalNamesWhatToCheck() {
-    assertThat(SlicePublisher.whatToDo(new KubeException(403, "Forbidden", "forbidden"), true))
+    assertThat(PublishOutlet.whatToDo(new KubeException(403, "Forbidden", "forbidden"), true))
         .contains("ClusterRole")
         .contains("ValidatingAdmissionPolicy");
-    assertThat(SlicePublisher.whatToDo(new KubeException(401, "Unauthorized", "no"), true))
+    assertThat(PublishOutlet.whatToDo(new KubeException(401, "Unauthorized", "no"), true))
         .contains("credentials");
   }
 
   @Test
   void aPublisherWithoutANodeIsNotToldAboutTheNodePolicy() {
-    assertThat(SlicePublisher.whatToDo(new KubeException(403, "Forbidden", "forbidden"), false))
+    assertThat(PublishOutlet.whatToDo(new KubeException(403, "Forbidden", "forbidden"), false))
         .contains("ClusterRole")
         .contains("cluster-wide")
         .doesNotContain("ValidatingAdmissionPolicy");
@@ -27,8 +27,8 @@ class PublishWarningTest {
 
   @Test
   void otherFailuresAddNothing() {
-    assertThat(SlicePublisher.whatToDo(new KubeException(500, "InternalError", "boom"), true))
+    assertThat(PublishOutlet.whatToDo(new KubeException(500, "InternalError", "boom"), true))
         .isEmpty();
-    assertThat(SlicePublisher.whatToDo(new IOException("reset"), false)).isEmpty();
+    assertThat(PublishOutlet.whatToDo(new IOException("reset"), false)).isEmpty();
   }
 }
