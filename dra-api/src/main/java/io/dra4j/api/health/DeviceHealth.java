@@ -59,7 +59,8 @@ public final class DeviceHealth {
    *
    * @param reason short machine-friendly cause, e.g. {@code XID79}; becomes the taint value (at
    *     most 63 characters, label-value syntax)
-   * @param message detail for people; the kubelet keeps 1024 characters
+   * @param message detail for people; the kubelet keeps 1024 bytes (UTF-8): dra4j cuts a longer one
+   *     to 1021 and "..." without splitting a character
    */
   public static DeviceHealth unhealthy(String pool, String device, String reason, String message) {
     return new DeviceHealth(pool, device, HealthStatus.UNHEALTHY, reason, message);
@@ -136,7 +137,7 @@ public final class DeviceHealth {
     return reason;
   }
 
-  /** Detail for people; the kubelet keeps 1024 characters. */
+  /** Detail for people; the kubelet keeps 1024 bytes (UTF-8). */
   public String message() {
     return message;
   }

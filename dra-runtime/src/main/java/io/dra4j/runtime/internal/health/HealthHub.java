@@ -10,6 +10,7 @@ import io.dra4j.api.provider.Pool;
 import io.dra4j.kube.KubeNames;
 import io.dra4j.runtime.errors.DriverError;
 import io.dra4j.runtime.errors.DriverErrorHandler;
+import io.dra4j.runtime.internal.kubelet.HealthProto;
 import io.dra4j.runtime.internal.kubelet.HealthSnapshot;
 import io.dra4j.runtime.internal.kubelet.HealthSource;
 import io.dra4j.runtime.report.HealthView;
@@ -57,9 +58,9 @@ import org.slf4j.LoggerFactory;
  *
  * As the Go helper ({@code k8s.io/dynamic-resource-allocation@v0.37.2/kubeletplugin/health.go}):
  * each report of the provider goes to every open stream as it is, naming exactly its devices, with
- * the provider's last-updated time and health check timeout, messages cut to 1024 characters. The
- * hub never repeats a report: a device the provider stops reporting shows as unknown at the kubelet
- * once its timeout passed ({@code
+ * the provider's last-updated time and health check timeout, messages cut to the kubelet's 1024
+ * bytes. The hub never repeats a report: a device the provider stops reporting shows as unknown at
+ * the kubelet once its timeout passed ({@code
  * k8s.io/kubernetes@v1.37.2/pkg/kubelet/cm/dra/healthinfo.go:137-169}), so a monitor that hangs is
  * seen. A new stream (the kubelet restarted or reconnected) starts with the devices whose last
  * report is still within its timeout, each with the rest of its timeout ({@link
@@ -474,7 +475,7 @@ public final class HealthHub implements HealthSink, HealthSource, AutoCloseable 
               h.pool(),
               h.device(),
               h.reason(),
-              HealthLedger.truncate(h.message()));
+              HealthProto.truncate(h.message()));
       case HEALTHY ->
           LOG.info("driver={} device {}/{}: healthy again", driverName, h.pool(), h.device());
       case UNKNOWN ->
@@ -483,7 +484,7 @@ public final class HealthHub implements HealthSink, HealthSource, AutoCloseable 
               driverName,
               h.pool(),
               h.device(),
-              HealthLedger.truncate(h.message()));
+              HealthProto.truncate(h.message()));
     }
   }
 

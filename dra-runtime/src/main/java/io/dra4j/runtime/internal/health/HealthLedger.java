@@ -3,6 +3,7 @@ package io.dra4j.runtime.internal.health;
 import io.dra4j.api.health.DeviceHealth;
 import io.dra4j.api.health.HealthStatus;
 import io.dra4j.runtime.internal.kubelet.DeviceHealthState;
+import io.dra4j.runtime.internal.kubelet.HealthProto;
 import io.dra4j.runtime.internal.kubelet.HealthSnapshot;
 import io.dra4j.runtime.report.HealthView;
 import java.time.Duration;
@@ -32,9 +33,6 @@ import java.util.Optional;
  * </ul>
  */
 final class HealthLedger {
-
-  /** The kubelet keeps at most this many characters of a health message. */
-  static final int MAX_MESSAGE_CHARS = 1024;
 
   record Key(String pool, String device) {
     @Override
@@ -241,7 +239,7 @@ final class HealthLedger {
    * The message for people: the provider's message, else its reason, cut to the kubelet's limit.
    */
   private static String text(String reason, String message) {
-    return truncate(message.isEmpty() ? reason : message);
+    return HealthProto.truncate(message.isEmpty() ? reason : message);
   }
 
   /** Every device of the list, then devices reported but not (yet) listed, as of {@code now}. */
@@ -291,19 +289,5 @@ final class HealthLedger {
         Optional.ofNullable(e.liftAt),
         e.timeout.orElse(DeviceHealth.KUBELET_DEFAULT_HEALTH_CHECK_TIMEOUT),
         e.lastReport == null || remaining(e, now).isNegative());
-  }
-
-  /**
-   * At most {@value #MAX_MESSAGE_CHARS} characters (code points, so a surrogate pair is never
-   * split): the first 1021 and {@code ...}. The kubelet's server cuts the same way; cutting here
-   * keeps the stream within the limit whatever the transport does.
-   */
-  static String truncate(String message) {
-    if (message.length() <= MAX_MESSAGE_CHARS
-        || message.codePointCount(0, message.length()) <= MAX_MESSAGE_CHARS) {
-      return message;
-    }
-    int end = message.offsetByCodePoints(0, MAX_MESSAGE_CHARS - 3);
-    return message.substring(0, end) + "...";
   }
 }

@@ -10,7 +10,7 @@ import java.util.Objects;
  * @param device device name
  * @param status the health
  * @param lastUpdatedSeconds when the driver last checked, Unix seconds (0 when unknown)
- * @param message detail for people; the server cuts it to 1024 characters
+ * @param message detail for people; cut to the kubelet's 1024 bytes ({@link HealthProto#truncate})
  * @param healthCheckTimeoutSeconds after how long without a report the kubelet shows the device as
  *     unknown; 0 means the kubelet's default (30 s)
  */

@@ -48,15 +48,17 @@ class HealthProtoTest {
   }
 
   @Test
-  void messagesAreCutTo1024Characters() {
+  void messagesAreCutTo1024BytesAsTheKubeletCuts() {
     assertThat(HealthProto.truncate("x".repeat(1024))).isEqualTo("x".repeat(1024));
     String cut = HealthProto.truncate("x".repeat(1025));
     assertThat(cut).hasSize(1024).endsWith("x...").startsWith("x".repeat(1021));
-    // Characters, not UTF-16 units: 1024 emoji stay whole, 1025 are cut without splitting a pair.
+    // Bytes of UTF-8 (the kubelet's len()), never cutting inside a character: 256 emoji of 4
+    // bytes stay whole; of 257, 255 (1,020 bytes) stay, as a 256th would pass 1,021 bytes.
     String emoji = "\uD83D\uDD25";
-    assertThat(HealthProto.truncate(emoji.repeat(1024))).isEqualTo(emoji.repeat(1024));
-    String cutEmoji = HealthProto.truncate(emoji.repeat(1025));
-    assertThat(cutEmoji).isEqualTo(emoji.repeat(1021) + "...");
+    assertThat(HealthProto.truncate(emoji.repeat(256))).isEqualTo(emoji.repeat(256));
+    assertThat(HealthProto.truncate(emoji.repeat(257))).isEqualTo(emoji.repeat(255) + "...");
+    // 2-byte characters: 510 (1,020 bytes) and the dots, where the kubelet keeps half of the 511th.
+    assertThat(HealthProto.truncate("é".repeat(600))).isEqualTo("é".repeat(510) + "...");
     var onWire =
         HealthProto.toV1(
             new HealthSnapshot(
