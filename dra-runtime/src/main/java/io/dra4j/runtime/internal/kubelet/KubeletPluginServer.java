@@ -29,7 +29,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.regex.Pattern;
@@ -164,7 +163,7 @@ public final class KubeletPluginServer implements AutoCloseable {
     // ServerInterceptors.intercept runs the last one first; the builder's order is outermost first.
     Collections.reverse(reversed);
     this.interceptors = List.copyOf(reversed);
-    this.registrationListeners = new CopyOnWriteArrayList<>(b.registrationListeners);
+    this.registrationListeners = List.copyOf(b.registrationListeners);
     this.shutdownTimeout = b.shutdownTimeout;
     this.beforeRegistrationSocket = b.beforeRegistrationSocket;
   }
@@ -410,11 +409,6 @@ public final class KubeletPluginServer implements AutoCloseable {
   /** The kubelet's last {@code NotifyRegistrationStatus}, if any arrived. */
   public Optional<RegistrationStatus> registrationStatus() {
     return registrationStatus;
-  }
-
-  /** Adds a listener for {@code NotifyRegistrationStatus}; called on a gRPC thread. */
-  public void addRegistrationListener(Consumer<RegistrationStatus> listener) {
-    registrationListeners.add(Objects.requireNonNull(listener, "listener"));
   }
 
   /** True between {@link #start()} and {@link #close()}. */

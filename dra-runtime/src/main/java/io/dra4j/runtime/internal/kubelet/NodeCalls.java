@@ -103,26 +103,16 @@ final class NodeCalls {
       long nanos = System.nanoTime() - start;
       observer.answered(method, CallObserver.Result.CALL_ERROR, nanos);
       long micros = nanos / 1000;
-      if (status.getCode() == Status.Code.INTERNAL) {
-        log.error(
-            "#{} {} driver={} claims={} failed after {} µs: {}",
-            id,
-            method,
-            driverName,
-            requested,
-            micros,
-            status,
-            t);
-      } else {
-        log.error(
-            "#{} {} driver={} claims={} failed after {} µs: {}",
-            id,
-            method,
-            driverName,
-            requested,
-            micros,
-            status);
-      }
+      // The stack trace only for an unexpected failure: a null last argument is no throwable.
+      log.error(
+          "#{} {} driver={} claims={} failed after {} µs: {}",
+          id,
+          method,
+          driverName,
+          requested,
+          micros,
+          status,
+          status.getCode() == Status.Code.INTERNAL ? t : null);
       throw status.asException();
     } finally {
       MDC.remove(MDC_REQUEST_ID);
