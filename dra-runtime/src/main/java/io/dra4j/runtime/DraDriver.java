@@ -15,6 +15,7 @@ import io.dra4j.runtime.errors.MissingSettingException;
 import io.dra4j.runtime.extendedresource.ExtendedResourceGuard;
 import io.dra4j.runtime.extendedresource.GuardReport;
 import io.dra4j.runtime.files.AtomicFiles;
+import io.dra4j.runtime.internal.Threads;
 import io.dra4j.runtime.internal.claims.ClaimPreparer;
 import io.dra4j.runtime.internal.claims.DeviceMetadataStream;
 import io.dra4j.runtime.internal.claims.RecoveryReport;
@@ -367,9 +368,7 @@ public final class DraDriver implements AutoCloseable {
     if (error.isFatal()) {
       LOG.error("driver {} stops: {}", settings.driverName, error.message());
       fatalReason = Optional.of(error.message());
-      Thread t = new Thread(this::close, "dra4j-fatal-stop");
-      t.setDaemon(true);
-      t.start();
+      Threads.daemon(this::close, "dra4j-fatal-stop").start();
     }
   }
 

@@ -10,6 +10,7 @@ import io.dra4j.kube.internal.Backoff;
 import io.dra4j.runtime.errors.DriverError;
 import io.dra4j.runtime.errors.DriverErrorHandler;
 import io.dra4j.runtime.extendedresource.ExtendedResourceGuard;
+import io.dra4j.runtime.internal.Threads;
 import io.dra4j.runtime.internal.claims.BindingController;
 import io.dra4j.runtime.internal.health.HealthHub;
 import io.dra4j.runtime.internal.slices.SlicePublisher;
@@ -23,7 +24,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
@@ -84,16 +84,7 @@ final class InventoryLoop implements AutoCloseable {
     this.publisher = publisher;
     this.errors = errors;
     this.closed = closed;
-    ScheduledThreadPoolExecutor executor =
-        new ScheduledThreadPoolExecutor(
-            1,
-            r -> {
-              Thread t = new Thread(r, "dra4j-inventory");
-              t.setDaemon(true);
-              return t;
-            });
-    executor.setRemoveOnCancelPolicy(true);
-    this.thread = executor;
+    this.thread = Threads.single("dra4j-inventory");
   }
 
   private void await(Runnable task) throws IOException, InterruptedException {

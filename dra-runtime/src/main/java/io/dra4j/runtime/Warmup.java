@@ -37,6 +37,7 @@ import io.dra4j.proto.dra.v1.NodeUnprepareResourcesResponse;
 import io.dra4j.proto.pluginregistration.InfoRequest;
 import io.dra4j.proto.pluginregistration.RegistrationGrpc;
 import io.dra4j.runtime.files.AtomicFiles;
+import io.dra4j.runtime.internal.Threads;
 import io.dra4j.runtime.internal.claims.ClaimListener;
 import io.dra4j.runtime.internal.claims.ClaimPreparer;
 import io.dra4j.runtime.internal.claims.DeviceLookup;
@@ -59,7 +60,6 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -281,8 +281,7 @@ final class Warmup {
    * sockets). Pure computation on a synthetic claim: nothing reaches the host or the API server.
    */
   static void primeCodecsInBackground() {
-    Thread t =
-        new Thread(
+    Threads.daemon(
             () -> {
               try {
                 primeKubeletMessages();
@@ -293,9 +292,8 @@ final class Warmup {
                     .debug("codec warm-up skipped: {}", e.toString());
               }
             },
-            "dra4j-codec-warm-up");
-    t.setDaemon(true);
-    t.start();
+            "dra4j-codec-warm-up")
+        .start();
   }
 
   /**
@@ -380,13 +378,7 @@ final class Warmup {
     // would warm another parser.
     private final Map<String, byte[]> claims = new ConcurrentHashMap<>();
     private final long deadline;
-    private final ExecutorService probeThread =
-        Executors.newSingleThreadExecutor(
-            r -> {
-              Thread t = new Thread(r, "dra4j-warm-up-probe");
-              t.setDaemon(true);
-              return t;
-            });
+    private final ExecutorService probeThread = Threads.single("dra4j-warm-up-probe");
     private int probes;
     private String absent = "";
     private boolean stopped;

@@ -10,6 +10,7 @@ import io.dra4j.runtime.errors.DriverError;
 import io.dra4j.runtime.errors.DriverErrorHandler;
 import io.dra4j.runtime.extendedresource.GuardReport.Conflict;
 import io.dra4j.runtime.extendedresource.GuardReport.DeviceRef;
+import io.dra4j.runtime.internal.Threads;
 import io.dra4j.runtime.internal.extendedresource.GuardEvaluator;
 import java.time.Clock;
 import java.time.Duration;
@@ -22,7 +23,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.BiConsumer;
 import org.slf4j.Logger;
@@ -153,15 +153,7 @@ public final class ExtendedResourceGuard implements AutoCloseable {
     this.clock = b.clock;
     this.errorHandler = b.errorHandler;
     this.ownsExecutor = b.executor.isEmpty();
-    this.executor =
-        b.executor.orElseGet(
-            () ->
-                Executors.newSingleThreadScheduledExecutor(
-                    r -> {
-                      Thread t = new Thread(r, "dra4j-extended-resource-guard");
-                      t.setDaemon(true);
-                      return t;
-                    }));
+    this.executor = b.executor.orElseGet(() -> Threads.single("dra4j-extended-resource-guard"));
     this.log = new GuardLog(b, executor, this::remind);
     this.watch = new GuardWatch(b.client, nodeName, this::update);
   }

@@ -15,6 +15,7 @@ import io.dra4j.kube.InformerHandler;
 import io.dra4j.kube.KubeClient;
 import io.dra4j.kube.KubeException;
 import io.dra4j.kube.ResourceClaim;
+import io.dra4j.runtime.internal.Threads;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,7 +26,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -79,16 +79,7 @@ public final class BindingController implements AutoCloseable {
     this.client = client;
     this.provider = provider;
     this.clock = clock;
-    ScheduledThreadPoolExecutor executor =
-        new ScheduledThreadPoolExecutor(
-            1,
-            r -> {
-              Thread t = new Thread(r, "dra4j-binding");
-              t.setDaemon(true);
-              return t;
-            });
-    executor.setRemoveOnCancelPolicy(true);
-    this.thread = executor;
+    this.thread = Threads.single("dra4j-binding");
     this.informer =
         Informer.builder(client, ResourceClaim.TYPE)
             .handler(

@@ -10,6 +10,7 @@ import io.dra4j.api.provider.Pool;
 import io.dra4j.kube.KubeNames;
 import io.dra4j.runtime.errors.DriverError;
 import io.dra4j.runtime.errors.DriverErrorHandler;
+import io.dra4j.runtime.internal.Threads;
 import io.dra4j.runtime.internal.kubelet.HealthProto;
 import io.dra4j.runtime.internal.kubelet.HealthSnapshot;
 import io.dra4j.runtime.internal.kubelet.HealthSource;
@@ -28,7 +29,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -129,15 +129,7 @@ public final class HealthHub implements HealthSink, HealthSource, AutoCloseable 
     this.clock = b.clock;
     this.ownsExecutor = b.executor.isEmpty();
     this.errorHandler = b.errorHandler;
-    this.executor =
-        b.executor.orElseGet(
-            () ->
-                Executors.newSingleThreadScheduledExecutor(
-                    r -> {
-                      Thread t = new Thread(r, "dra4j-health-" + driverName);
-                      t.setDaemon(true);
-                      return t;
-                    }));
+    this.executor = b.executor.orElseGet(() -> Threads.single("dra4j-health-" + driverName));
     this.ledger = new HealthLedger(recoveryDelay);
     synchronized (lock) {
       // The provider's first report is due within the kubelet's default timeout, as the Go helper

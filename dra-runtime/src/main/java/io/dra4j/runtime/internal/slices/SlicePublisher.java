@@ -9,6 +9,7 @@ import io.dra4j.kube.ResourceSlice;
 import io.dra4j.kube.internal.Backoff;
 import io.dra4j.runtime.errors.DriverError;
 import io.dra4j.runtime.errors.DriverErrorHandler;
+import io.dra4j.runtime.internal.Threads;
 import io.dra4j.runtime.internal.slices.DesiredState.DesiredPool;
 import io.dra4j.runtime.internal.slices.SliceInformers.Event;
 import io.dra4j.runtime.internal.slices.SliceInformers.Kind;
@@ -112,8 +113,7 @@ public final class SlicePublisher implements AutoCloseable {
     this.desired = new DesiredState(b, outlet);
     this.known = new KnownSlices(b.driver, b.nodeName);
     this.writer = new SliceWriter(b, known, outlet);
-    this.worker = new Thread(this::run, "slice-publisher-" + driver);
-    this.worker.setDaemon(true);
+    this.worker = Threads.daemon(this::run, "slice-publisher-" + driver);
   }
 
   /**
