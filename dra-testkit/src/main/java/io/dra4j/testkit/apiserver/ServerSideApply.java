@@ -1,6 +1,7 @@
 package io.dra4j.testkit.apiserver;
 
 import static io.dra4j.testkit.apiserver.WriteRules.checkKind;
+import static io.dra4j.testkit.apiserver.WriteRules.checkName;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -32,15 +33,7 @@ final class ServerSideApply {
       throw ApiError.badRequest("apiVersion and kind must be set in an apply patch");
     }
     checkKind(def, applied);
-    String bodyName = applied.path("metadata").path("name").asText(name);
-    if (!bodyName.equals(name)) {
-      throw ApiError.badRequest(
-          "the name of the object ("
-              + bodyName
-              + ") does not match the name on the URL ("
-              + name
-              + ")");
-    }
+    checkName(applied, name);
   }
 
   /** The object to create when nothing by that name exists yet. */

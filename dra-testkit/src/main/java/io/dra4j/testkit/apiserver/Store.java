@@ -1,6 +1,8 @@
 package io.dra4j.testkit.apiserver;
 
 import static io.dra4j.testkit.apiserver.WriteRules.checkKind;
+import static io.dra4j.testkit.apiserver.WriteRules.checkName;
+import static io.dra4j.testkit.apiserver.WriteRules.checkUid;
 import static io.dra4j.testkit.apiserver.WriteRules.checkVersion;
 import static io.dra4j.testkit.apiserver.WriteRules.keepServerOwned;
 import static io.dra4j.testkit.apiserver.WriteRules.pruneUnknownFields;
@@ -161,26 +163,9 @@ final class Store {
     ObjectNode existing = existing(def, ns, name);
     checkKind(def, body);
     JsonNode meta = body.path("metadata");
-    if (!meta.path("name").asText(name).equals(name)) {
-      throw ApiError.badRequest(
-          "the name of the object ("
-              + meta.path("name").asText()
-              + ") does not match the name"
-              + " on the URL ("
-              + name
-              + ")");
-    }
+    checkName(body, name);
     checkVersion(def, name, existing, meta.path("resourceVersion").asText(""));
-    String uid = meta.path("uid").asText("");
-    if (!uid.isEmpty() && !uid.equals(uid(existing))) {
-      throw ApiError.conflict(
-          def,
-          name,
-          "Precondition failed: UID in precondition: "
-              + uid
-              + ", UID in object meta: "
-              + uid(existing));
-    }
+    checkUid(def, name, existing, meta.path("uid").asText(""));
     ObjectNode merged;
     if (status) {
       merged = withStatusOf(existing, body);
@@ -238,15 +223,7 @@ final class Store {
       ResourceDef def, String ns, String name, String uidPrecondition, String rvPrecondition)
       throws ApiError {
     ObjectNode existing = existing(def, ns, name);
-    if (!uidPrecondition.isEmpty() && !uidPrecondition.equals(uid(existing))) {
-      throw ApiError.conflict(
-          def,
-          name,
-          "Precondition failed: UID in precondition: "
-              + uidPrecondition
-              + ", UID in object meta: "
-              + uid(existing));
-    }
+    checkUid(def, name, existing, uidPrecondition);
     String current = existing.path("metadata").path("resourceVersion").asText();
     if (!rvPrecondition.isEmpty() && !rvPrecondition.equals(current)) {
       throw ApiError.conflict(
@@ -347,10 +324,6 @@ final class Store {
       throw ApiError.notFound(def, name);
     }
     return o;
-  }
-
-  private static String uid(JsonNode o) {
-    return o.path("metadata").path("uid").asText();
   }
 
   private static String objKey(JsonNode o) {

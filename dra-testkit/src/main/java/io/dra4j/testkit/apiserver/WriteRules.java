@@ -44,6 +44,31 @@ final class WriteRules {
     }
   }
 
+  /** The name in the body, if it has one, must be the name on the URL. */
+  static void checkName(JsonNode body, String name) throws ApiError {
+    String bodyName = body.path("metadata").path("name").asText(name);
+    if (!bodyName.equals(name)) {
+      throw ApiError.badRequest(
+          "the name of the object ("
+              + bodyName
+              + ") does not match the name on the URL ("
+              + name
+              + ")");
+    }
+  }
+
+  /** A UID precondition, if there is one, must be the stored object's UID. */
+  static void checkUid(ResourceDef def, String name, ObjectNode existing, String uid)
+      throws ApiError {
+    String current = existing.path("metadata").path("uid").asText();
+    if (!uid.isEmpty() && !uid.equals(current)) {
+      throw ApiError.conflict(
+          def,
+          name,
+          "Precondition failed: UID in precondition: " + uid + ", UID in object meta: " + current);
+    }
+  }
+
   static void checkVersion(ResourceDef def, String name, ObjectNode existing, String rv)
       throws ApiError {
     String current = existing.path("metadata").path("resourceVersion").asText();
