@@ -295,7 +295,7 @@ final class ApiHandler implements HttpHandler {
       try {
         timeout = Long.parseLong(query.get("timeoutSeconds")) * 1000;
       } catch (NumberFormatException e) {
-        store.unregister(w);
+        store.watches().unregister(w);
         throw ApiError.badRequest("invalid timeoutSeconds");
       }
     }
@@ -326,7 +326,7 @@ final class ApiHandler implements HttpHandler {
         out.flush();
       }
     } finally {
-      store.unregister(w);
+      store.watches().unregister(w);
     }
   }
 

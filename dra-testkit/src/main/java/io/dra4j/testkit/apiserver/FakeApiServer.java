@@ -199,7 +199,7 @@ public final class FakeApiServer implements AutoCloseable {
     running = false;
     ticker.shutdownNow();
     http.stop(0);
-    store.endWatches();
+    store.watches().endWatches();
     executor.shutdownNow();
   }
 
@@ -378,7 +378,7 @@ public final class FakeApiServer implements AutoCloseable {
 
   /** Watch streams open now. */
   public int openWatches() {
-    return store.openWatches();
+    return store.watches().openWatches();
   }
 
   /** The current global resourceVersion. */

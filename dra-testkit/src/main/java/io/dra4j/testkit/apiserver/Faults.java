@@ -68,7 +68,7 @@ public final class Faults {
 
   /** Ends every open watch stream now, cleanly (clients see the stream end and resume). */
   public void dropWatches() {
-    server.store().endWatches();
+    server.store().watches().endWatches();
   }
 
   /** Removes latency and pending failures. */

@@ -1,56 +1,50 @@
 package io.dra4j.testkit.apiserver;
 
+import static io.dra4j.testkit.apiserver.WriteRules.checkKind;
+import static io.dra4j.testkit.apiserver.WriteRules.checkName;
+import static io.dra4j.testkit.apiserver.WriteRules.checkUid;
+import static io.dra4j.testkit.apiserver.WriteRules.checkVersion;
+import static io.dra4j.testkit.apiserver.WriteRules.keepServerOwned;
+import static io.dra4j.testkit.apiserver.WriteRules.pruneUnknownFields;
+import static io.dra4j.testkit.apiserver.WriteRules.validate;
+import static io.dra4j.testkit.apiserver.WriteRules.withStatusOf;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.dra4j.testkit.schema.OpenApiSchemas;
 import java.security.SecureRandom;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Predicate;
 
 /**
- * The in-memory object store: one global resourceVersion counter (like etcd), a bounded event
- * history for watches, and the write rules of the API server (optimistic concurrency,
- * preconditions, generateName, generation, finalizers, status subresources, apply).
+ * The in-memory object store: one global resourceVersion counter (like etcd), and the writes of the
+ * API server (optimistic concurrency, preconditions, generateName, generation, finalizers, status
+ * subresources, apply). The rules a write must pass are {@link WriteRules}', apply's merge and
+ * ownership {@link ServerSideApply}'s, the event history and open watches {@link Watches}'.
  */
 final class Store {
   private static final String NAME_CHARS = "bcdfghjklmnpqrstvwxz2456789";
   private static final SecureRandom RANDOM = new SecureRandom();
 
-  private final ObjectMapper json;
-  private final int historyLimit;
   private final Map<ResourceDef, TreeMap<String, ObjectNode>> objects = new HashMap<>();
-  private final ArrayDeque<Event> history = new ArrayDeque<>();
-  private final List<Watcher> watchers = new CopyOnWriteArrayList<>();
-
-  /** object → field manager → status.devices keys it applied. */
-  private final Map<String, Map<String, Set<String>>> deviceOwners = new HashMap<>();
+  private final Watches watches;
+  private final ServerSideApply serverSideApply = new ServerSideApply();
 
   private long rv;
-  private long compactedRv;
 
   Store(ObjectMapper json, int historyLimit) {
-    this.json = json;
-    this.historyLimit = historyLimit;
+    this.watches = new Watches(json, historyLimit);
     for (ResourceDef d : ResourceDef.BUILT_IN) {
       objects.put(d, new TreeMap<>());
     }
   }
-
-  record Event(ResourceDef def, String type, ObjectNode oldObj, ObjectNode newObj, long rv) {}
 
   record ListResult(List<ObjectNode> items, long resourceVersion) {}
 
@@ -75,17 +69,24 @@ final class Store {
 
   synchronized ListResult list(ResourceDef def, String ns, Predicate<JsonNode> filter) {
     List<ObjectNode> items = new ArrayList<>();
-    for (ObjectNode o : objects.get(def).values()) {
-      if (inNamespace(def, ns, o) && filter.test(o)) {
-        items.add(o.deepCopy());
-      }
-    }
+    matching(def, ns, filter).forEach(o -> items.add(o.deepCopy()));
     return new ListResult(items, rv);
   }
 
   synchronized List<ObjectNode> all(ResourceDef def) {
     List<ObjectNode> out = new ArrayList<>();
     objects.get(def).values().forEach(o -> out.add(o.deepCopy()));
+    return out;
+  }
+
+  /** The stored objects (not copies) in the namespace that pass the filter. */
+  private List<ObjectNode> matching(ResourceDef def, String ns, Predicate<JsonNode> filter) {
+    List<ObjectNode> out = new ArrayList<>();
+    for (ObjectNode o : objects.get(def).values()) {
+      if (inNamespace(def, ns, o) && filter.test(o)) {
+        out.add(o);
+      }
+    }
     return out;
   }
 
@@ -162,44 +163,15 @@ final class Store {
     ObjectNode existing = existing(def, ns, name);
     checkKind(def, body);
     JsonNode meta = body.path("metadata");
-    if (!meta.path("name").asText(name).equals(name)) {
-      throw ApiError.badRequest(
-          "the name of the object ("
-              + meta.path("name").asText()
-              + ") does not match the name"
-              + " on the URL ("
-              + name
-              + ")");
-    }
+    checkName(body, name);
     checkVersion(def, name, existing, meta.path("resourceVersion").asText(""));
-    String uid = meta.path("uid").asText("");
-    if (!uid.isEmpty() && !uid.equals(uid(existing))) {
-      throw ApiError.conflict(
-          def,
-          name,
-          "Precondition failed: UID in precondition: "
-              + uid
-              + ", UID in object meta: "
-              + uid(existing));
-    }
+    checkUid(def, name, existing, meta.path("uid").asText(""));
     ObjectNode merged;
     if (status) {
-      merged = existing.deepCopy();
-      if (body.has("status")) {
-        merged.set("status", body.get("status").deepCopy());
-      } else {
-        merged.remove("status");
-      }
+      merged = withStatusOf(existing, body);
     } else {
       merged = ((ObjectNode) body).deepCopy();
-      keepServerFields(existing, merged);
-      if (def.hasStatus) {
-        if (existing.has("status")) {
-          merged.set("status", existing.get("status").deepCopy());
-        } else {
-          merged.remove("status");
-        }
-      }
+      keepServerOwned(def, existing, merged);
     }
     return update(def, existing, merged, status);
   }
@@ -215,22 +187,9 @@ final class Store {
     ObjectNode merged = (ObjectNode) Patches.mergePatch(existing, patch);
     boolean status = "status".equals(sub);
     if (status) {
-      ObjectNode base = existing.deepCopy();
-      if (merged.has("status")) {
-        base.set("status", merged.get("status"));
-      } else {
-        base.remove("status");
-      }
-      merged = base;
+      merged = withStatusOf(existing, merged);
     } else {
-      keepServerFields(existing, merged);
-      if (def.hasStatus) {
-        if (existing.has("status")) {
-          merged.set("status", existing.get("status").deepCopy());
-        } else {
-          merged.remove("status");
-        }
-      }
+      keepServerOwned(def, existing, merged);
     }
     return update(def, existing, merged, status);
   }
@@ -244,177 +203,27 @@ final class Store {
       String manager,
       boolean force)
       throws ApiError {
-    if (!applied.isObject()) {
-      throw ApiError.badRequest("an apply patch must be an object");
-    }
-    if (applied.path("apiVersion").asText("").isEmpty()
-        || applied.path("kind").asText("").isEmpty()) {
-      throw ApiError.badRequest("apiVersion and kind must be set in an apply patch");
-    }
-    checkKind(def, applied);
-    String bodyName = applied.path("metadata").path("name").asText(name);
-    if (!bodyName.equals(name)) {
-      throw ApiError.badRequest(
-          "the name of the object ("
-              + bodyName
-              + ") does not match the name on the URL ("
-              + name
-              + ")");
-    }
+    ServerSideApply.check(def, name, applied);
     boolean status = "status".equals(sub);
     String k = key(def.namespaced ? ns : "", name);
-    String objKey = def.plural + "/" + k;
     ObjectNode existing = objects.get(def).get(k);
     if (existing == null) {
       if (status) {
         throw ApiError.notFound(def, name);
       }
-      ObjectNode body = ((ObjectNode) applied).deepCopy();
-      body.withObjectProperty("metadata").put("name", name);
-      recordManager(body, manager, sub);
-      return create(def, ns, body, true);
+      return create(def, ns, serverSideApply.toCreate(applied, name, manager, sub), true);
     }
-    ObjectNode merged = existing.deepCopy();
-    ObjectNode part = ((ObjectNode) applied).deepCopy();
-    part.remove("apiVersion");
-    part.remove("kind");
-    JsonNode appliedMeta = part.remove("metadata");
-    if (status) {
-      JsonNode st = part.path("status");
-      ObjectNode onlyStatus = part.objectNode();
-      if (st.isObject()) {
-        onlyStatus.set("status", st);
-      }
-      part = onlyStatus;
-      applyDeviceOwnership(def, name, objKey, merged, part, manager, force);
-    } else {
-      if (def.hasStatus) {
-        part.remove("status");
-      }
-      if (appliedMeta != null && appliedMeta.isObject()) {
-        ObjectNode m = part.putObject("metadata");
-        for (String f : List.of("labels", "annotations", "finalizers", "ownerReferences")) {
-          if (appliedMeta.has(f)) {
-            m.set(f, appliedMeta.get(f));
-          }
-        }
-      }
-    }
-    Patches.applyMerge(merged, part, "");
-    recordManager(merged, manager, sub);
+    ObjectNode merged =
+        serverSideApply.merge(
+            def, name, def.plural + "/" + k, existing, applied, manager, sub, force);
     return update(def, existing, merged, status);
-  }
-
-  /**
-   * Server-side apply semantics for {@code status.devices}, the list drivers share: a manager owns
-   * the entries it applied; entries it applied before and leaves out now are removed; changing an
-   * entry another manager owns is a conflict unless forced (then ownership moves).
-   */
-  private void applyDeviceOwnership(
-      ResourceDef def,
-      String name,
-      String objKey,
-      ObjectNode merged,
-      ObjectNode part,
-      String manager,
-      boolean force)
-      throws ApiError {
-    List<String> keys = Patches.LIST_MAP_KEYS.get("status.devices");
-    Map<String, Set<String>> owners = deviceOwners.computeIfAbsent(objKey, k -> new HashMap<>());
-    JsonNode appliedDevices = part.path("status").path("devices");
-    Set<String> appliedKeys = new HashSet<>();
-    ArrayNode current =
-        merged.path("status").path("devices").isArray()
-            ? (ArrayNode) merged.path("status").path("devices")
-            : null;
-    List<String> conflicts = new ArrayList<>();
-    for (JsonNode entry : appliedDevices) {
-      String k = Patches.key(entry, keys);
-      appliedKeys.add(k);
-      for (Map.Entry<String, Set<String>> o : owners.entrySet()) {
-        if (!o.getKey().equals(manager) && o.getValue().contains(k) && current != null) {
-          for (JsonNode c : current) {
-            if (Patches.key(c, keys).equals(k)) {
-              ObjectNode probe = (ObjectNode) c.deepCopy();
-              Patches.applyMerge(probe, entry, "status.devices[]");
-              if (!probe.equals(c)) {
-                if (!force) {
-                  conflicts.add(
-                      "conflict with \""
-                          + o.getKey()
-                          + "\": .status.devices["
-                          + k.replace('\u0000', '/')
-                          + "]");
-                } else {
-                  o.getValue().remove(k);
-                }
-              }
-            }
-          }
-        }
-      }
-    }
-    if (!conflicts.isEmpty()) {
-      throw new ApiError(
-          409,
-          "Conflict",
-          "Apply failed with "
-              + conflicts.size()
-              + " conflict(s): "
-              + String.join(", ", conflicts));
-    }
-    Set<String> before = owners.getOrDefault(manager, Set.of());
-    if (current != null) {
-      Iterator<JsonNode> it = current.iterator();
-      while (it.hasNext()) {
-        String k = Patches.key(it.next(), keys);
-        if (before.contains(k) && !appliedKeys.contains(k)) {
-          it.remove();
-        }
-      }
-    }
-    owners.put(manager, appliedKeys);
-  }
-
-  private void recordManager(ObjectNode obj, String manager, String sub) {
-    ObjectNode meta = obj.withObjectProperty("metadata");
-    ArrayNode mf =
-        meta.path("managedFields").isArray()
-            ? (ArrayNode) meta.get("managedFields")
-            : meta.putArray("managedFields");
-    for (Iterator<JsonNode> it = mf.iterator(); it.hasNext(); ) {
-      JsonNode e = it.next();
-      if (manager.equals(e.path("manager").asText())
-          && sub.equals(e.path("subresource").asText(""))
-          && "Apply".equals(e.path("operation").asText())) {
-        it.remove();
-      }
-    }
-    ObjectNode e = mf.addObject();
-    e.put("manager", manager);
-    e.put("operation", "Apply");
-    e.put("apiVersion", obj.path("apiVersion").asText());
-    e.put("time", now());
-    e.put("fieldsType", "FieldsV1");
-    e.putObject("fieldsV1");
-    if (!sub.isEmpty()) {
-      e.put("subresource", sub);
-    }
   }
 
   synchronized ObjectNode delete(
       ResourceDef def, String ns, String name, String uidPrecondition, String rvPrecondition)
       throws ApiError {
     ObjectNode existing = existing(def, ns, name);
-    if (!uidPrecondition.isEmpty() && !uidPrecondition.equals(uid(existing))) {
-      throw ApiError.conflict(
-          def,
-          name,
-          "Precondition failed: UID in precondition: "
-              + uidPrecondition
-              + ", UID in object meta: "
-              + uid(existing));
-    }
+    checkUid(def, name, existing, uidPrecondition);
     String current = existing.path("metadata").path("resourceVersion").asText();
     if (!rvPrecondition.isEmpty() && !rvPrecondition.equals(current)) {
       throw ApiError.conflict(
@@ -456,10 +265,10 @@ final class Store {
   private ObjectNode remove(ResourceDef def, ObjectNode existing) {
     String k = objKey(existing);
     objects.get(def).remove(k);
-    deviceOwners.remove(def.plural + "/" + k);
+    serverSideApply.forget(def.plural + "/" + k);
     ObjectNode gone = existing.deepCopy();
     gone.withObjectProperty("metadata").put("resourceVersion", Long.toString(++rv));
-    record(new Event(def, "DELETED", existing, gone, rv));
+    watches.record(new Watches.Event(def, "DELETED", existing, gone, rv));
     return gone.deepCopy();
   }
 
@@ -505,18 +314,8 @@ final class Store {
     obj.withObjectProperty("metadata").put("resourceVersion", Long.toString(++rv));
     ObjectNode stored = obj.deepCopy();
     objects.get(def).put(objKey(stored), stored);
-    record(new Event(def, type, old, stored, rv));
+    watches.record(new Watches.Event(def, type, old, stored, rv));
     return stored.deepCopy();
-  }
-
-  private void record(Event e) {
-    history.addLast(e);
-    while (history.size() > historyLimit) {
-      compactedRv = history.removeFirst().rv();
-    }
-    for (Watcher w : watchers) {
-      w.offer(e);
-    }
   }
 
   private ObjectNode existing(ResourceDef def, String ns, String name) throws ApiError {
@@ -525,114 +324,6 @@ final class Store {
       throw ApiError.notFound(def, name);
     }
     return o;
-  }
-
-  private static void checkVersion(ResourceDef def, String name, ObjectNode existing, String rv)
-      throws ApiError {
-    String current = existing.path("metadata").path("resourceVersion").asText();
-    if (!rv.isEmpty() && !rv.equals(current)) {
-      throw ApiError.conflict(
-          def,
-          name,
-          "the object has been modified; please apply your changes to the latest version and try"
-              + " again");
-    }
-  }
-
-  private static JsonNode checkKind(ResourceDef def, JsonNode body) throws ApiError {
-    if (!body.isObject()) {
-      throw ApiError.badRequest("the request body must be a JSON object");
-    }
-    String kind = body.path("kind").asText("");
-    String apiVersion = body.path("apiVersion").asText("");
-    if (!kind.isEmpty() && !kind.equals(def.kind)) {
-      throw ApiError.badRequest(
-          "kind " + kind + " does not match the resource " + def.plural + " (" + def.kind + ")");
-    }
-    if (!apiVersion.isEmpty() && !apiVersion.equals(def.apiVersion())) {
-      throw ApiError.badRequest(
-          "apiVersion " + apiVersion + " is not served here; use " + def.apiVersion());
-    }
-    return body;
-  }
-
-  private static void keepServerFields(ObjectNode existing, ObjectNode merged) {
-    ObjectNode em = (ObjectNode) existing.path("metadata");
-    ObjectNode mm = merged.withObjectProperty("metadata");
-    for (String f :
-        List.of(
-            "name",
-            "namespace",
-            "uid",
-            "creationTimestamp",
-            "generation",
-            "deletionTimestamp",
-            "deletionGracePeriodSeconds",
-            "managedFields")) {
-      if (em.has(f)) {
-        mm.set(f, em.get(f).deepCopy());
-      } else {
-        mm.remove(f);
-      }
-    }
-  }
-
-  /** The few API validation rules a driver's code depends on. */
-  /**
-   * Drops the fields the resource.k8s.io/v1 schema does not know, as the real API server drops
-   * unknown fields of a built-in type (it answers with a warning; this server sends none). Core
-   * objects (Node, Pod) are kept as sent: the bundled OpenAPI document covers resource.k8s.io only.
-   */
-  private static void pruneUnknownFields(ObjectNode obj) {
-    OpenApiSchemas.resourceV1().pruneUnknownFields(obj);
-  }
-
-  private void validate(ResourceDef def, ObjectNode old, ObjectNode obj) throws ApiError {
-    String name = obj.path("metadata").path("name").asText();
-    if (def.plural.equals("resourceclaims")) {
-      if (old != null && !old.path("spec").equals(obj.path("spec"))) {
-        throw ApiError.invalid(def, name, "spec: Invalid value: field is immutable");
-      }
-      JsonNode devices = obj.path("status").path("devices");
-      if (devices.isArray() && devices.size() > 0) {
-        Set<String> allocated = new HashSet<>();
-        List<String> k = Patches.LIST_MAP_KEYS.get("status.devices");
-        for (JsonNode r : obj.path("status").path("allocation").path("devices").path("results")) {
-          allocated.add(Patches.key(r, k));
-        }
-        for (JsonNode d : devices) {
-          if (!allocated.contains(Patches.key(d, k))) {
-            throw ApiError.invalid(
-                def,
-                name,
-                "status.devices: Invalid value: "
-                    + d.path("driver").asText()
-                    + "/"
-                    + d.path("pool").asText()
-                    + "/"
-                    + d.path("device").asText()
-                    + ": must be an allocated device in the claim");
-          }
-        }
-      }
-    }
-    if (def.plural.equals("resourceslices") && old != null) {
-      for (String f : List.of("driver", "nodeName")) {
-        if (!old.path("spec").path(f).equals(obj.path("spec").path(f))) {
-          throw ApiError.invalid(def, name, "spec." + f + ": Invalid value: field is immutable");
-        }
-      }
-      if (!old.path("spec")
-          .path("pool")
-          .path("name")
-          .equals(obj.path("spec").path("pool").path("name"))) {
-        throw ApiError.invalid(def, name, "spec.pool.name: Invalid value: field is immutable");
-      }
-    }
-  }
-
-  private static String uid(JsonNode o) {
-    return o.path("metadata").path("uid").asText();
   }
 
   private static String objKey(JsonNode o) {
@@ -656,16 +347,8 @@ final class Store {
   // Watches
 
   /**
-   * Registers a watcher and queues its initial events atomically, so no write can fall between.
-   *
-   * @param fromRv empty or "0": synthetic ADDED events for what exists now; otherwise every event
-   *     after that version, or 410 Expired when the history no longer reaches back that far
-   */
-  /**
-   * Opens a watch. With {@code initialEvents} (a streaming list, {@code sendInitialEvents=true},
-   * which client-go's informers use since 1.35) the stream starts with the current objects and a
-   * bookmark marking their end, whatever {@code fromRv} says: the real server then serves a state
-   * at least as new as {@code fromRv}, and this one always serves the newest.
+   * Opens a watch ({@link Watches#open}), under the store's lock so that no write falls between its
+   * initial events and the events after them.
    */
   synchronized Watcher watch(
       ResourceDef def,
@@ -675,60 +358,15 @@ final class Store {
       boolean bookmarks,
       boolean initialEvents)
       throws ApiError {
-    Watcher w = new Watcher(def, ns, filter, bookmarks, json);
-    if (initialEvents) {
-      for (ObjectNode o : objects.get(def).values()) {
-        if (inNamespace(def, ns, o) && filter.test(o)) {
-          w.send("ADDED", o);
-        }
-      }
-      w.initialEventsEnd(rv);
-    } else if (fromRv.isEmpty() || fromRv.equals("0")) {
-      for (ObjectNode o : objects.get(def).values()) {
-        if (inNamespace(def, ns, o) && filter.test(o)) {
-          w.send("ADDED", o);
-        }
-      }
-    } else {
-      long from;
-      try {
-        from = Long.parseLong(fromRv);
-      } catch (NumberFormatException e) {
-        throw ApiError.badRequest("invalid resourceVersion \"" + fromRv + "\"");
-      }
-      if (from < compactedRv) {
-        w.expire("too old resource version: " + from + " (" + (compactedRv + 1) + ")");
-        return w;
-      }
-      for (Event e : history) {
-        if (e.rv() > from) {
-          w.offer(e);
-        }
-      }
-    }
-    watchers.add(w);
-    return w;
+    return watches.open(
+        def, ns, filter, fromRv, bookmarks, initialEvents, matching(def, ns, filter), rv);
   }
 
   synchronized void bookmark() {
-    for (Watcher w : watchers) {
-      w.bookmark(rv);
-    }
+    watches.bookmark(rv);
   }
 
-  void unregister(Watcher w) {
-    watchers.remove(w);
-  }
-
-  /** Ends every open watch stream (cleanly, as a server timeout would). */
-  void endWatches() {
-    for (Watcher w : watchers) {
-      w.end();
-      watchers.remove(w);
-    }
-  }
-
-  int openWatches() {
-    return watchers.size();
+  Watches watches() {
+    return watches;
   }
 }

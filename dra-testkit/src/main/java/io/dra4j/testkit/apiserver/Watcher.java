@@ -43,7 +43,7 @@ final class Watcher {
   }
 
   /** Queues what this watcher sees of a store event (selectors can turn MODIFIED into ADDED). */
-  void offer(Store.Event e) {
+  void offer(Watches.Event e) {
     if (e.def() != def) {
       return;
     }
