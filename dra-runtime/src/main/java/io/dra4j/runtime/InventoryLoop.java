@@ -87,17 +87,13 @@ final class InventoryLoop implements AutoCloseable {
     this.thread = Threads.single("dra4j-inventory");
   }
 
-  private void await(Runnable task) throws IOException, InterruptedException {
+  /** Discovers on the inventory thread and waits for it. */
+  void discover() throws IOException, InterruptedException {
     try {
-      thread.submit(task).get();
+      thread.submit(this::discoverNow).get();
     } catch (ExecutionException e) {
       throw new IOException("discovery failed: " + e.getCause(), e.getCause());
     }
-  }
-
-  /** Discovers on the inventory thread and waits for it. */
-  void discover() throws IOException, InterruptedException {
-    await(this::discoverNow);
   }
 
   /** Publishes for the first time once the guard allows it, on the inventory thread. */
