@@ -20,7 +20,7 @@ trap 'rm -rf "$work"' EXIT
 (cd "$work/acme-driver" && "$repo/mvnw" -q -B verify)
 # A vendor's project builds on dra4j's exported API alone: no class names an internal type (a
 # package the module descriptors export only to dra4j's own modules).
-if uses=$(grep -rlE "io/dra4j/((cel|proto)/|[a-z0-9/]+/internal/)" "$work/acme-driver/target/classes"); then
+if uses=$(grep -rlE "io/dra4j/((cel|proto|validation)/|[a-z0-9/]+/internal/)" "$work/acme-driver/target/classes"); then
   echo "archetype check: the generated project uses dra4j's internal packages: $uses" >&2
   exit 1
 fi
@@ -98,4 +98,5 @@ python3 "$work/acme-driver/image/assemble.py" --out "$work/app-image.tar" \
   --entrypoint=java --entrypoint=-jar --entrypoint=/app/acme-driver.jar --cmd=run >/dev/null
 tar -xOf "$work/app-image.tar" manifest.json | grep -qF '"registry.example.com/acme-driver:0.1.0"' ||
   fail "assemble.py wrote no image with the chart's tag"
-echo "archetype check: generated project built and tested, production jar free of the test kit, dev jar ran dev; chart linted and rendered; image scripts checked (modules: $modules)"
+classes=$(jar tf "$prod" | grep -c '^io/dra4j/.*\.class$')
+echo "archetype check: generated project built and tested, production jar free of the test kit ($classes dra4j classes), dev jar ran dev; chart linted and rendered; image scripts checked (modules: $modules)"
