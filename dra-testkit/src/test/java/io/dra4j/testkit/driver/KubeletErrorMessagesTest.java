@@ -5,15 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.dra4j.api.claim.ClaimRef;
 import io.dra4j.fake.FakeConfig;
 import io.dra4j.fake.FakeDeviceProvider;
-import io.dra4j.kube.HttpKubeClient;
-import io.dra4j.runtime.DraDriver;
-import io.dra4j.testkit.apiserver.FakeApiServer;
 import io.dra4j.testkit.kubelet.ClaimResult;
-import io.dra4j.testkit.kubelet.KubeletSimulator;
 import io.dra4j.testkit.kubelet.PluginInstance;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,52 +23,28 @@ import org.junit.jupiter.api.io.TempDir;
  * no Java class names, no parser tokens and the claim named once.
  */
 class KubeletErrorMessagesTest {
-  static final String DRIVER = "gpu.example.com";
-  static final String NODE = "node-1";
-  static final Duration WAIT = Duration.ofSeconds(30);
+  static final String DRIVER = FakeNode.DRIVER;
+  static final String NODE = FakeNode.NODE;
 
   @TempDir Path tmp;
-  FakeApiServer api;
-  HttpKubeClient client;
-  KubeletSimulator kubelet;
-  DraDriver driver;
+  FakeNode node;
   PluginInstance plugin;
 
   @BeforeEach
   void setUp() throws Exception {
-    api = FakeApiServer.start();
-    client = api.newClient();
-    api.putNode(NODE);
-    kubelet = KubeletSimulator.start(Files.createDirectories(tmp.resolve("registry")));
-    driver =
-        DraDriver.builder()
-            .driverName(DRIVER)
-            .nodeName(NODE)
-            .provider(new FakeDeviceProvider())
-            .kubeClient(client)
-            .config(FakeDeviceProvider.CONFIG_DEVICES, "2")
-            .registrarDirectory(kubelet.registryDirectory())
-            .pluginDirectory(tmp.resolve("plugin"))
-            .cdiDirectory(Files.createDirectories(tmp.resolve("cdi")))
-            .warmUp(false)
-            .build();
-    driver.start();
-    assertThat(driver.awaitPublished(WAIT)).isTrue();
-    plugin = kubelet.awaitPlugin(DRIVER, WAIT);
+    node = FakeNode.start(tmp);
+    plugin =
+        node.start(
+            node.driver(new FakeDeviceProvider()).config(FakeDeviceProvider.CONFIG_DEVICES, "2"));
   }
 
   @AfterEach
   void tearDown() {
-    if (driver != null) {
-      driver.close();
-    }
-    kubelet.close();
-    client.close();
-    api.close();
+    node.close();
   }
 
   ClaimRef seed(String name, String pool, String device, Object parameters) {
-    return SeededClaims.allocated(api, DRIVER, name, pool, device, parameters);
+    return SeededClaims.allocated(node.api, DRIVER, name, pool, device, parameters);
   }
 
   static Map<String, Object> fake(Object... fields) {
@@ -164,7 +134,7 @@ class KubeletErrorMessagesTest {
 
   @Test
   void claimsThatCannotBeResolvedSaySo() throws Exception {
-    ClaimRef notAllocated = SeededClaims.pending(api, "pending");
+    ClaimRef notAllocated = SeededClaims.pending(node.api, "pending");
     assertThat(error(notAllocated))
         .isEqualTo("claim " + notAllocated + " is not allocated (status.allocation is unset)");
     ClaimRef missing = ClaimRef.of("ns", "missing", "6b1a0a3e-0000-4000-8000-000000000000");

@@ -13,7 +13,6 @@ import io.dra4j.kube.Pod;
 import io.dra4j.kube.ResourceClaim;
 import io.dra4j.kube.ResourceClaimConsumerReference;
 import io.dra4j.launcher.DeviceClassGenerator;
-import io.dra4j.runtime.DraDriver;
 import io.dra4j.testkit.allocator.ClaimDecision;
 import io.dra4j.testkit.allocator.ClusterAllocator;
 import io.dra4j.testkit.apiserver.FakeApiServer;
@@ -21,7 +20,6 @@ import io.dra4j.testkit.kubelet.DraManager;
 import io.dra4j.testkit.kubelet.KubeletSimulator;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -38,10 +36,9 @@ import org.junit.jupiter.api.io.TempDir;
  * same stories to the real API server, scheduler and kubelet.
  */
 class Kubernetes137FeaturesTest {
-  static final String DRIVER = "gpu.example.com";
-  static final String NODE = "node-1";
+  static final String DRIVER = FakeNode.DRIVER;
+  static final String NODE = FakeNode.NODE;
   static final String NS = "ns";
-  static final Duration WAIT = Duration.ofSeconds(30);
   static final ObjectMapper JSON = KubeJson.mapper();
   static final String ATTRS = "device.attributes['gpu.example.com']";
 
@@ -49,29 +46,15 @@ class Kubernetes137FeaturesTest {
   FakeApiServer api;
   HttpKubeClient client;
   KubeletSimulator kubelet;
-  DraDriver driver;
+  FakeNode node;
   ClusterAllocator scheduler;
 
   void start(Map<String, String> config) throws Exception {
-    api = FakeApiServer.start();
-    client = api.newClient();
-    api.putNode(NODE);
-    kubelet = KubeletSimulator.start(Files.createDirectories(tmp.resolve("registry")));
-    driver =
-        DraDriver.builder()
-            .driverName(DRIVER)
-            .nodeName(NODE)
-            .provider(new FakeDeviceProvider())
-            .kubeClient(client)
-            .config(config)
-            .registrarDirectory(kubelet.registryDirectory())
-            .pluginDirectory(tmp.resolve("plugin"))
-            .cdiDirectory(Files.createDirectories(tmp.resolve("cdi")))
-            .warmUp(false)
-            .build();
-    driver.start();
-    assertThat(driver.awaitPublished(WAIT)).isTrue();
-    kubelet.awaitPlugin(DRIVER, WAIT);
+    node = FakeNode.start(tmp);
+    api = node.api;
+    client = node.client;
+    kubelet = node.kubelet;
+    node.start(node.driver(new FakeDeviceProvider()).config(config));
     client.create(
         DeviceClass.TYPE,
         read(
@@ -82,15 +65,8 @@ class Kubernetes137FeaturesTest {
 
   @AfterEach
   void tearDown() {
-    if (driver != null) {
-      driver.close();
-    }
-    if (kubelet != null) {
-      kubelet.close();
-    }
-    if (client != null) {
-      client.close();
-      api.close();
+    if (node != null) {
+      node.close();
     }
   }
 

@@ -18,14 +18,8 @@ import io.dra4j.api.provider.DeviceProvider;
 import io.dra4j.api.provider.Inventory;
 import io.dra4j.api.provider.ProviderContext;
 import io.dra4j.fake.FakeDeviceProvider;
-import io.dra4j.kube.HttpKubeClient;
-import io.dra4j.runtime.DraDriver;
-import io.dra4j.testkit.apiserver.FakeApiServer;
-import io.dra4j.testkit.kubelet.KubeletSimulator;
 import io.dra4j.testkit.kubelet.PluginInstance;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -38,15 +32,11 @@ import org.junit.jupiter.api.io.TempDir;
  * does.
  */
 class MetadataUpdatingTest {
-  static final String DRIVER = "gpu.example.com";
-  static final String NODE = "node-1";
-  static final Duration WAIT = Duration.ofSeconds(30);
+  static final String DRIVER = FakeNode.DRIVER;
+  static final String NODE = FakeNode.NODE;
 
   @TempDir Path tmp;
-  FakeApiServer api;
-  HttpKubeClient client;
-  KubeletSimulator kubelet;
-  DraDriver driver;
+  FakeNode node;
 
   /** The fake provider, plus the capability. */
   static final class Updating implements DeviceProvider, MetadataUpdating {
@@ -77,37 +67,18 @@ class MetadataUpdatingTest {
   }
 
   PluginInstance start(Updating provider, boolean metadata) throws Exception {
-    api = FakeApiServer.start();
-    client = api.newClient();
-    api.putNode(NODE);
-    kubelet = KubeletSimulator.start(Files.createDirectories(tmp.resolve("registry")));
-    driver =
-        DraDriver.builder()
-            .driverName(DRIVER)
-            .nodeName(NODE)
-            .provider(provider)
-            .kubeClient(client)
+    node = FakeNode.start(tmp);
+    return node.start(
+        node.driver(provider)
             .config(FakeDeviceProvider.CONFIG_DEVICES, "1")
-            .registrarDirectory(kubelet.registryDirectory())
             .pluginDirectory(tmp.resolve("plugins"))
-            .cdiDirectory(tmp.resolve("cdi"))
-            .deviceMetadata(metadata)
-            .warmUp(false)
-            .build();
-    driver.start();
-    assertThat(driver.awaitPublished(WAIT)).isTrue();
-    return kubelet.awaitPlugin(DRIVER, WAIT);
+            .deviceMetadata(metadata));
   }
 
   @AfterEach
   void tearDown() {
-    if (driver != null) {
-      driver.close();
-    }
-    if (kubelet != null) {
-      kubelet.close();
-      client.close();
-      api.close();
+    if (node != null) {
+      node.close();
     }
   }
 
@@ -115,7 +86,7 @@ class MetadataUpdatingTest {
   void theProviderUpdatesAPreparedClaimsMetadataThroughItsWriter() throws Exception {
     Updating provider = new Updating();
     PluginInstance plugin = start(provider, true);
-    ClaimRef claim = SeededClaims.allocated(api, DRIVER, "net", NODE, "gpu-0", null);
+    ClaimRef claim = SeededClaims.allocated(node.api, DRIVER, "net", NODE, "gpu-0", null);
     assertThat(plugin.prepare(List.of(claim)).get(claim.uid()).error()).isEmpty();
     assertThat(provider.writerBeforePrepare).isTrue();
 
@@ -146,7 +117,7 @@ class MetadataUpdatingTest {
   void withoutDeviceMetadataTheWriterRefuses() throws Exception {
     Updating provider = new Updating();
     PluginInstance plugin = start(provider, false);
-    ClaimRef claim = SeededClaims.allocated(api, DRIVER, "plain", NODE, "gpu-0", null);
+    ClaimRef claim = SeededClaims.allocated(node.api, DRIVER, "plain", NODE, "gpu-0", null);
     assertThat(plugin.prepare(List.of(claim)).get(claim.uid()).error()).isEmpty();
 
     assertThatThrownBy(
