@@ -41,13 +41,18 @@ public final class PublicSurface {
    */
   public static final Predicate<Class<?>> INTERNAL = c -> isInternal(c.getPackageName());
 
+  /**
+   * The internal packages outside an {@code .internal} one: dra-cel, the protos, dra-validation.
+   */
+  private static final String INTERNAL_ROOTS = "cel|proto|validation";
+
   private static final Pattern INTERNAL_PACKAGE =
       Pattern.compile(
-          "io\\.dra4j\\.((cel|proto|validation)(\\..+)?|[a-z0-9.]+\\.internal(\\..+)?)");
+          "io\\.dra4j\\.((" + INTERNAL_ROOTS + ")(\\..+)?|[a-z0-9.]+\\.internal(\\..+)?)");
 
   /** How an internal class is named inside a class file. */
   private static final Pattern INTERNAL_IN_CLASS_FILE =
-      Pattern.compile("io/dra4j/((cel|proto|validation)/|[a-z0-9/]+/internal/)");
+      Pattern.compile("io/dra4j/((" + INTERNAL_ROOTS + ")/|[a-z0-9/]+/internal/)");
 
   private final List<Class<?>> visible;
 
